@@ -1,0 +1,331 @@
+// fastscan benchmark: the tables of the framework performance issue (A-F), the splits of 2^24 and
+// 2^26 elements along both axes, 1-D 2^28 scans, every dtype, 3-D middle axes, and CUB baselines,
+// all as ratios to a device-to-device copy measured in the same process.
+//
+// Timing: CUDA events around the calls (manual time). Working sets above 64 MB (beyond the 60 MB
+// L2) are timed one call at a time; smaller ones as 20 back-to-back calls, like the issue's script,
+// so they read as latency. Inputs are random with ties, never zeros. Bytes = read + written.
+#include <fastscan/scan.cuh>
+
+#include <benchmark/benchmark.h>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+double g_copy_bytes_per_second = 0;
+
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
+    std::exit(1);
+  }
+}
+
+template <class T>
+__global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t h = (static_cast<std::uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;
+    const int v = static_cast<int>((h >> 33) % 2001) - 1000;  // many ties
+    if constexpr (std::is_same_v<T, __half>) x[i] = __float2half(v * 0.25f);
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>) x[i] = __float2bfloat16(v * 0.25f);
+    else if constexpr (std::is_same_v<T, bool>) x[i] = (v & 1) != 0;
+    else if constexpr (std::is_floating_point_v<T>) x[i] = static_cast<T>(v * 0.25);
+    else x[i] = static_cast<T>(v);
+  }
+}
+
+struct device_memory {
+  void* ptr = nullptr;
+  explicit device_memory(std::size_t bytes) { check(cudaMalloc(&ptr, bytes < 16 ? 16 : bytes), "cudaMalloc"); }
+  ~device_memory() { cudaFree(ptr); }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr);
+  }
+};
+
+//! Times `call` with events and reports GB/s and the share of the copy bandwidth.
+void time_calls(benchmark::State& state, std::size_t bytes, std::size_t working_set, const std::function<void()>& call) {
+  const int reps = working_set > (std::size_t{64} << 20) ? 1 : 20;
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  for (int i = 0; i < 3; ++i) call();
+  check(cudaDeviceSynchronize(), "warm-up");
+  for (auto _ : state) {
+    cudaEventRecord(start);
+    for (int r = 0; r < reps; ++r) call();
+    cudaEventRecord(stop);
+    check(cudaEventSynchronize(stop), "timed calls");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    state.SetIterationTime(ms / 1e3 / reps);
+  }
+  check(cudaGetLastError(), "benchmark launches");
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+  state.counters["copy_frac"] = benchmark::Counter(static_cast<double>(bytes) * state.iterations() / g_copy_bytes_per_second,
+                                                   benchmark::Counter::kIsRate);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+template <class T>
+std::size_t extreme_bytes(std::int64_t n) {
+  return static_cast<std::size_t>(n) * (2 * sizeof(T) + sizeof(std::int64_t));
+}
+
+template <class T>
+void bench_extreme(benchmark::State& state, fastscan::Shape3 s, fastscan::Extreme e) {
+  const std::int64_t n = s.outer * s.len * s.inner;
+  device_memory in(n * sizeof(T)), values(n * sizeof(T)), indices(n * 8);
+  fill<<<1024, 256>>>(in.as<T>(), n, 1);
+  std::size_t temp_bytes = 0;
+  check(fastscan::extreme_scan(nullptr, temp_bytes, in.as<T>(), values.as<T>(), indices.as<std::int64_t>(), s, e,
+                               fastscan::Tie::last),
+        "size query");
+  device_memory temp(temp_bytes);
+  time_calls(state, extreme_bytes<T>(n), extreme_bytes<T>(n), [&] {
+    check(fastscan::extreme_scan(temp.ptr, temp_bytes, in.as<T>(), values.as<T>(), indices.as<std::int64_t>(), s, e,
+                                 fastscan::Tie::last),
+          "extreme_scan");
+  });
+}
+
+template <class T, class Out = T>
+void bench_cumsum(benchmark::State& state, fastscan::Shape3 s) {
+  const std::int64_t n = s.outer * s.len * s.inner;
+  device_memory in(n * sizeof(T)), out(n * sizeof(Out));
+  fill<<<1024, 256>>>(in.as<T>(), n, 2);
+  std::size_t temp_bytes = 0;
+  check(fastscan::cumsum(nullptr, temp_bytes, in.as<T>(), out.as<Out>(), s), "size query");
+  device_memory temp(temp_bytes);
+  const std::size_t bytes = static_cast<std::size_t>(n) * (sizeof(T) + sizeof(Out));
+  time_calls(state, bytes, bytes, [&] {
+    check(fastscan::cumsum(temp.ptr, temp_bytes, in.as<T>(), out.as<Out>(), s), "cumsum");
+  });
+}
+
+template <class T>
+void bench_cub_sum(benchmark::State& state, std::int64_t n) {
+  device_memory in(n * sizeof(T)), out(n * sizeof(T));
+  fill<<<1024, 256>>>(in.as<T>(), n, 3);
+  std::size_t temp_bytes = 0;
+  check(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in.as<T>(), out.as<T>(), n), "cub size");
+  device_memory temp(temp_bytes);
+  time_calls(state, 2 * n * sizeof(T), 2 * n * sizeof(T), [&] {
+    check(cub::DeviceScan::InclusiveSum(temp.ptr, temp_bytes, in.as<T>(), out.as<T>(), n), "cub sum");
+  });
+}
+
+template <class T>
+struct to_pair {
+  const T* in;
+  __host__ __device__ fastscan::value_index<T> operator()(std::int64_t i) const { return {in[i], i}; }
+};
+
+template <class T>
+void bench_cub_pair(benchmark::State& state, std::int64_t n) {
+  device_memory in(n * sizeof(T)), out(n * sizeof(fastscan::value_index<T>));
+  fill<<<1024, 256>>>(in.as<T>(), n, 4);
+  auto pairs = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), to_pair<T>{in.as<T>()});
+  const fastscan::value_index_op<T> op(fastscan::Extreme::max, fastscan::Tie::last);
+  auto* d_out = out.as<fastscan::value_index<T>>();
+  std::size_t temp_bytes = 0;
+  check(cub::DeviceScan::InclusiveScan(nullptr, temp_bytes, pairs, d_out, op, n), "cub size");
+  device_memory temp(temp_bytes);
+  time_calls(state, extreme_bytes<T>(n), extreme_bytes<T>(n), [&] {
+    check(cub::DeviceScan::InclusiveScan(temp.ptr, temp_bytes, pairs, d_out, op, n), "cub pair");
+  });
+}
+
+struct row_of {
+  std::int64_t len;
+  __host__ __device__ std::int64_t operator()(std::int64_t i) const { return i / len; }
+};
+
+void bench_cub_by_key(benchmark::State& state, std::int64_t rows, std::int64_t len) {
+  const std::int64_t n = rows * len;
+  device_memory in(n * 8), out(n * 8);
+  fill<<<1024, 256>>>(in.as<std::int64_t>(), n, 5);
+  auto keys = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), row_of{len});
+  std::size_t temp_bytes = 0;
+  check(cub::DeviceScan::InclusiveSumByKey(nullptr, temp_bytes, keys, in.as<std::int64_t>(), out.as<std::int64_t>(), n),
+        "cub size");
+  device_memory temp(temp_bytes);
+  time_calls(state, 2 * n * 8, 2 * n * 8, [&] {
+    check(cub::DeviceScan::InclusiveSumByKey(temp.ptr, temp_bytes, keys, in.as<std::int64_t>(), out.as<std::int64_t>(), n),
+          "cub by key");
+  });
+}
+
+void bench_copy(benchmark::State& state, std::size_t bytes) {
+  device_memory a(bytes), b(bytes);
+  fill<<<1024, 256>>>(a.as<std::int64_t>(), static_cast<std::int64_t>(bytes / 8), 6);
+  time_calls(state, 2 * bytes, 2 * bytes, [&] { check(cudaMemcpyAsync(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice), "copy"); });
+}
+
+//! Median of 15 timed 2 GiB device-to-device copies: the denominator of every copy_frac.
+double measure_copy() {
+  const std::size_t bytes = std::size_t{1} << 31;
+  device_memory a(bytes), b(bytes);
+  fill<<<1024, 256>>>(a.as<std::int64_t>(), static_cast<std::int64_t>(bytes / 8), 7);
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<float> ms(15);
+  for (int i = -3; i < 15; ++i) {
+    cudaEventRecord(start);
+    check(cudaMemcpyAsync(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice), "copy");
+    cudaEventRecord(stop);
+    check(cudaEventSynchronize(stop), "copy");
+    if (i >= 0) cudaEventElapsedTime(&ms[static_cast<std::size_t>(i)], start, stop);
+  }
+  std::sort(ms.begin(), ms.end());
+  return 2.0 * static_cast<double>(bytes) / (ms[7] / 1e3);
+}
+
+std::string shape_label(fastscan::Shape3 s) {
+  return "[" + std::to_string(s.outer) + "," + std::to_string(s.len) + "," + std::to_string(s.inner) + "]";
+}
+
+template <class F>
+void add(const std::string& name, F&& f) {
+  benchmark::RegisterBenchmark(name.c_str(), std::forward<F>(f))->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+template <class T>
+const char* tname() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  else if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+  else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  else if constexpr (std::is_same_v<T, __half>) return "float16";
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
+  else if constexpr (std::is_same_v<T, float>) return "float32";
+  else return "float64";
+}
+
+template <class T>
+void add_extreme(const std::string& table, fastscan::Shape3 s, fastscan::Extreme e = fastscan::Extreme::max) {
+  add(table + "/" + (e == fastscan::Extreme::max ? "cummax/" : "cummin/") + tname<T>() + "/" + shape_label(s),
+      [s, e](benchmark::State& st) { bench_extreme<T>(st, s, e); });
+}
+
+template <class T, class Out = T>
+void add_cumsum(const std::string& table, fastscan::Shape3 s) {
+  add(table + "/cumsum/" + tname<T>() + "->" + tname<Out>() + "/" + shape_label(s),
+      [s](benchmark::State& st) { bench_cumsum<T, Out>(st, s); });
+}
+
+template <class T>
+void add_every_type_1d(std::int64_t n) {
+  add_extreme<T>("types", {1, n, 1});
+  if constexpr (std::is_same_v<T, bool>) {
+    add_cumsum<T, std::int64_t>("types", {1, n, 1});
+  } else {
+    add_cumsum<T>("types", {1, n, 1});
+  }
+}
+
+void register_all() {
+  using fastscan::Shape3;
+  add("copy/2GiB", [](benchmark::State& st) { bench_copy(st, std::size_t{1} << 31); });
+  // A: one row of growing length. D: the same as a 1-D tensor, cummin too.
+  for (std::int64_t n : {16384, 32768, 65536, 131072, 262144}) {
+    add_extreme<std::int64_t>("A", {1, n, 1});
+    add_cumsum<std::int64_t>("A", {1, n, 1});
+    add_extreme<std::int64_t>("D", {1, n, 1}, fastscan::Extreme::min);
+  }
+  // B: 65536 int64 elements, rows along the last axis. C/E: the same counts along axis 0.
+  for (std::int64_t r = 1; r <= 65536; r *= 4) {
+    add_extreme<std::int64_t>("B", {r, 65536 / r, 1});
+    add_cumsum<std::int64_t>("B", {r, 65536 / r, 1});
+    add_extreme<std::int64_t>("C", {1, r, 65536 / r});
+    add_cumsum<std::int64_t>("C", {1, r, 65536 / r});
+  }
+  for (std::int64_t r : {65536, 32768, 8192, 1024, 128}) {
+    add_extreme<std::int64_t>("E", {1, r, 65536 / r});
+  }
+  // F: dtypes of [1, 65536].
+  add_extreme<std::int32_t>("F", {1, 65536, 1});
+  add_extreme<float>("F", {1, 65536, 1});
+  add_extreme<double>("F", {1, 65536, 1});
+  add_extreme<__half>("F", {1, 65536, 1});
+  add_extreme<__nv_bfloat16>("F", {1, 65536, 1});
+  // Splits of 2^24 and 2^26 int64 elements along both axes.
+  for (int total_log : {24, 26}) {
+    const std::int64_t total = std::int64_t{1} << total_log;
+    const std::string t = "split" + std::to_string(total_log);
+    for (std::int64_t r = 1; r <= total; r *= 4) {
+      add_extreme<std::int64_t>(t + "/axis-1", {r, total / r, 1});
+      add_cumsum<std::int64_t>(t + "/axis-1", {r, total / r, 1});
+      add_extreme<std::int64_t>(t + "/axis0", {1, r, total / r});
+      add_cumsum<std::int64_t>(t + "/axis0", {1, r, total / r});
+    }
+  }
+  // 1-D 2^28 and the CUB baselines in the same run.
+  const std::int64_t big = std::int64_t{1} << 28;
+  add_cumsum<std::int64_t>("1d", {1, big, 1});
+  add_cumsum<float>("1d", {1, big, 1});
+  add_extreme<std::int64_t>("1d", {1, big, 1});
+  add_extreme<float>("1d", {1, big, 1});
+  add_extreme<std::int64_t>("1d", {1, big, 1}, fastscan::Extreme::min);
+  add_extreme<float>("1d", {1, big, 1}, fastscan::Extreme::min);
+  add("1d/cub_sum/int64/" + std::to_string(big), [big](benchmark::State& st) { bench_cub_sum<std::int64_t>(st, big); });
+  add("1d/cub_sum/float32/" + std::to_string(big), [big](benchmark::State& st) { bench_cub_sum<float>(st, big); });
+  add("1d/cub_pair_max/int64/" + std::to_string(big), [big](benchmark::State& st) { bench_cub_pair<std::int64_t>(st, big); });
+  add("1d/cub_pair_max/float32/" + std::to_string(big), [big](benchmark::State& st) { bench_cub_pair<float>(st, big); });
+  add("A/cub_sum/int64/65536", [](benchmark::State& st) { bench_cub_sum<std::int64_t>(st, 65536); });
+  add("A/cub_pair_max/int64/65536", [](benchmark::State& st) { bench_cub_pair<std::int64_t>(st, 65536); });
+  for (auto rl : {std::pair<std::int64_t, std::int64_t>{16384, 16384}, {1 << 20, 64}, {64, 1 << 20}}) {
+    add("bykey/cub_sum_by_key/int64/[" + std::to_string(rl.first) + "," + std::to_string(rl.second) + "]",
+        [rl](benchmark::State& st) { bench_cub_by_key(st, rl.first, rl.second); });
+    add_cumsum<std::int64_t>("bykey", {rl.first, rl.second, 1});
+  }
+  // 3-D middle axes.
+  for (Shape3 s : {Shape3{64, 4096, 256}, Shape3{4096, 64, 256}}) {
+    add_extreme<std::int64_t>("3d", s);
+    add_cumsum<std::int64_t>("3d", s);
+  }
+  // Every dtype, 1-D 2^26.
+  const std::int64_t n = std::int64_t{1} << 26;
+  add_every_type_1d<bool>(n);
+  add_every_type_1d<std::uint8_t>(n);
+  add_every_type_1d<std::int8_t>(n);
+  add_every_type_1d<std::int16_t>(n);
+  add_every_type_1d<std::int32_t>(n);
+  add_every_type_1d<std::int64_t>(n);
+  add_every_type_1d<__half>(n);
+  add_every_type_1d<__nv_bfloat16>(n);
+  add_every_type_1d<float>(n);
+  add_every_type_1d<double>(n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("fastscan_bench: no CUDA device on this machine; nothing to measure.\n");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  g_copy_bytes_per_second = measure_copy();
+  std::printf("device: %s, %d SMs, L2 %d MB; copy (2 GiB D2D, read+write, median of 15): %.0f GB/s\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize >> 20, g_copy_bytes_per_second / 1e9);
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,68 @@
+//! \file cumsum.cuh
+//! Inclusive and exclusive cumulative sums along an axis.
+#pragma once
+
+#include <fastscan/detail/dispatch.cuh>
+#include <fastscan/detail/problems.cuh>
+#include <fastscan/shape.hpp>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+//! Sums accumulate in the output type, except 16-bit float outputs, which accumulate in float.
+template <class T, class Out>
+struct sum_entry {
+  static_assert(!std::is_same_v<Out, bool>, "cumsum output must be a number; bool inputs sum into an integer type");
+  using acc = arith_t<Out>;
+  using problem = sum_problem<T, Out, acc>;
+};
+
+template <class T, class Out>
+cudaError_t sum_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 shape, bool exclusive,
+                     cudaStream_t stream) {
+  using problem = typename sum_entry<T, Out>::problem;
+  return dispatch<problem>::run(d_temp, temp_bytes, problem{in, out, exclusive}, shape, stream,
+                                in != nullptr && out != nullptr);
+}
+
+template <class T, class Out>
+cudaError_t sum_scan(const T* in, Out* out, Shape3 shape, bool exclusive, cudaStream_t stream) {
+  using problem = typename sum_entry<T, Out>::problem;
+  return dispatch<problem>::run(problem{in, out, exclusive}, shape, stream, in != nullptr && out != nullptr);
+}
+
+}  // namespace detail
+
+//! Inclusive cumulative sum along `len` of `shape`. `Out` may be wider than `T` (int64 for
+//! integers and bool, as PyTorch promotes; float for half/bfloat16); 16-bit float outputs are
+//! accumulated in float and rounded once per element.
+//!
+//! Floating-point results are bitwise reproducible from run to run on the same device and shape:
+//! the grouping of additions depends only on the plan, never on timing. Two-phase temp storage and
+//! errors as for cummax. In place (`out == in`) is allowed when `Out` is `T`.
+template <class T, class Out = T>
+cudaError_t cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 shape,
+                   cudaStream_t stream = nullptr) {
+  return detail::sum_scan(d_temp, temp_bytes, in, out, shape, false, stream);
+}
+
+//! Exclusive cumulative sum: out[i] is the sum of the row before i (0 at each row start).
+template <class T, class Out = T>
+cudaError_t exclusive_cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 shape,
+                             cudaStream_t stream = nullptr) {
+  return detail::sum_scan(d_temp, temp_bytes, in, out, shape, true, stream);
+}
+
+//! cumsum with stream-ordered temp storage.
+template <class T, class Out = T>
+cudaError_t cumsum(const T* in, Out* out, Shape3 shape, cudaStream_t stream = nullptr) {
+  return detail::sum_scan(in, out, shape, false, stream);
+}
+
+//! exclusive_cumsum with stream-ordered temp storage.
+template <class T, class Out = T>
+cudaError_t exclusive_cumsum(const T* in, Out* out, Shape3 shape, cudaStream_t stream = nullptr) {
+  return detail::sum_scan(in, out, shape, true, stream);
+}
+
+FASTSCAN_NAMESPACE_END

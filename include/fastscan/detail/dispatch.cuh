@@ -1,0 +1,175 @@
+//! \file dispatch.cuh
+//! Validation, planning, temp-storage sizing and launch, shared by every entry point.
+#pragma once
+
+#include <fastscan/device/column_scan.cuh>
+#include <fastscan/device/row_scan.cuh>
+#include <fastscan/plan/plan.hpp>
+
+#include <algorithm>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+//! Reads what the solver needs of the current device (cheap attribute queries, no caching).
+inline cudaError_t query_device(device_limits& dev) {
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  int sms = 0;
+  int grid_x = 0;
+  int smem = 0;
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&grid_x, cudaDevAttrMaxGridDimX, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlock, device);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  dev.sm_count = sms;
+  dev.max_grid_x = grid_x;
+  dev.smem_per_block = static_cast<std::size_t>(smem);
+  return cudaSuccess;
+}
+
+//! A shape with no elements (negative extents are reported by the solver).
+inline bool is_empty(Shape3 s) { return s.outer <= 0 || s.len <= 0 || s.inner <= 0; }
+
+template <class Acc, bool = has_packed_form<Acc>::value>
+struct packed_word_bytes : std::integral_constant<std::size_t, sizeof(typename packed_codec<Acc>::word)> {};
+template <class Acc>
+struct packed_word_bytes<Acc, false> : std::integral_constant<std::size_t, 0> {};
+
+//! Everything about launching one problem type.
+template <class Problem>
+struct dispatch {
+  using input_t = typename Problem::input_t;
+  using acc_t = typename Problem::acc_t;
+  using op_t = typename Problem::op_t;
+  static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
+  static constexpr int row_items = policy::row_items(sizeof(input_t));
+  static constexpr int column_items = policy::column_items(sizeof(input_t));
+  static constexpr int column_vec = policy::column_vec(sizeof(input_t));
+  static constexpr bool packed = has_packed_form<acc_t>::value;
+
+  static scan_types types() {
+    return {sizeof(input_t), sizeof(acc_t), packed_word_bytes<acc_t>::value, sizeof(flagged<acc_t>)};
+  }
+
+  //! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors are
+  //! found before the device is asked anything.
+  static cudaError_t solve(Shape3 shape, plan& p) {
+    p = make_plan(shape, types(), device_limits{});
+    if (!p.valid) {
+      return cudaErrorInvalidValue;
+    }
+    if (p.kind == strategy::empty) {
+      return cudaSuccess;
+    }
+    device_limits dev;
+    const cudaError_t err = query_device(dev);
+    if (err != cudaSuccess) {
+      return err;
+    }
+    p = make_plan(shape, types(), dev);
+    return p.valid ? cudaSuccess : cudaErrorInvalidValue;
+  }
+
+  static cudaError_t launch(const plan& p, void* d_temp, const Problem& prob, cudaStream_t stream) {
+    const Shape3 shape = p.layout;
+    if (p.kind == strategy::empty) {
+      return cudaSuccess;
+    }
+    if (p.lookback) {
+      const cudaError_t err = cudaMemsetAsync(d_temp, 0, p.zero_bytes, stream);
+      if (err != cudaSuccess) {
+        return err;
+      }
+    }
+    auto* counter = static_cast<unsigned long long*>(d_temp);
+    auto* after_counter = static_cast<unsigned char*>(d_temp) + 16;
+    if (p.kind == strategy::rows) {
+      if constexpr (packed) {
+        const row_scan_params params{shape.outer * shape.len, shape.len, p.tile_items, p.num_tiles, p.lookback,
+                                     counter, after_counter};
+        row_scan_kernel<row_items, exact, Problem>
+            <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+      }
+    } else {
+      const std::size_t status_bytes = p.zero_bytes;
+      const std::size_t payload = static_cast<std::size_t>(p.num_tiles) * p.tile_cols * sizeof(acc_t);
+      auto* bytes = static_cast<unsigned char*>(d_temp);
+      const column_scan_params params{shape.outer,
+                                      shape.len,
+                                      shape.inner,
+                                      p.tile_items,
+                                      p.tile_cols,
+                                      p.col_chunks,
+                                      shape.outer * p.col_chunks,
+                                      p.num_tiles,
+                                      p.lanes_x,
+                                      p.lanes_y,
+                                      p.lookback,
+                                      counter,
+                                      p.lookback ? reinterpret_cast<unsigned*>(after_counter) : nullptr,
+                                      p.lookback ? bytes + status_bytes : nullptr,
+                                      p.lookback ? bytes + status_bytes + payload : nullptr};
+      column_scan_kernel<column_items, column_vec, Problem>
+          <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+    }
+    return cudaPeekAtLastError();
+  }
+
+  //! Two-phase entry: a null `d_temp` asks for the size (always at least 1 byte, so that a size of
+  //! zero can never be mistaken for a query); otherwise validates and launches.
+  static cudaError_t run(void* d_temp, std::size_t& temp_bytes, const Problem& prob, Shape3 shape,
+                         cudaStream_t stream, bool pointers_valid) {
+    if (d_temp != nullptr && !pointers_valid && !is_empty(shape)) {
+      return cudaErrorInvalidValue;
+    }
+    plan p;
+    const cudaError_t err = solve(shape, p);
+    if (err != cudaSuccess) {
+      return err;
+    }
+    if (d_temp == nullptr) {
+      temp_bytes = std::max<std::size_t>(p.temp_bytes, 1);
+      return cudaSuccess;
+    }
+    if (p.kind == strategy::empty) {
+      return cudaSuccess;
+    }
+    if (!pointers_valid || temp_bytes < p.temp_bytes) {
+      return cudaErrorInvalidValue;
+    }
+    return launch(p, d_temp, prob, stream);
+  }
+
+  //! One-call entry: temp storage is allocated and freed stream-ordered when the plan needs it.
+  static cudaError_t run(const Problem& prob, Shape3 shape, cudaStream_t stream, bool pointers_valid) {
+    if (!pointers_valid && !is_empty(shape)) {
+      return cudaErrorInvalidValue;
+    }
+    plan p;
+    cudaError_t err = solve(shape, p);
+    if (err != cudaSuccess || p.kind == strategy::empty) {
+      return err;
+    }
+    void* d_temp = nullptr;
+    if (p.temp_bytes > 0) {
+      err = cudaMallocAsync(&d_temp, p.temp_bytes, stream);
+      if (err != cudaSuccess) {
+        return err;
+      }
+    }
+    err = launch(p, d_temp, prob, stream);
+    if (d_temp != nullptr) {
+      const cudaError_t free_err = cudaFreeAsync(d_temp, stream);
+      if (err == cudaSuccess) {
+        err = free_err;
+      }
+    }
+    return err;
+  }
+};
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END

@@ -1,0 +1,69 @@
+//! \file numeric.cuh
+//! Per-type helpers every operator needs: NaN tests, ordering and conversion, written so that they
+//! also compile under PyTorch's -D__CUDA_NO_HALF_OPERATORS__ / -D__CUDA_NO_HALF_CONVERSIONS__.
+#pragma once
+
+#include <fastscan/config.cuh>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <type_traits>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+//! Arithmetic type a value of T is compared or summed in: float for the 16-bit floats, T otherwise.
+template <class T>
+using arith_t = std::conditional_t<is_half_v<T>, float, T>;
+
+template <class T>
+FASTSCAN_HD arith_t<T> to_arith(const T& v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __bfloat162float(v);
+  } else {
+    return v;
+  }
+}
+
+//! Converts an accumulator to an output type; 16-bit float outputs round to nearest.
+template <class Out, class A>
+FASTSCAN_HD Out convert_to(const A& v) {
+  if constexpr (std::is_same_v<Out, A>) {
+    return v;
+  } else if constexpr (std::is_same_v<Out, __half>) {
+    return __float2half_rn(static_cast<float>(to_arith(v)));
+  } else if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+    return __float2bfloat16_rn(static_cast<float>(to_arith(v)));
+  } else {
+    return static_cast<Out>(to_arith(v));
+  }
+}
+
+template <class T>
+FASTSCAN_HD bool is_nan(const T& v) {
+  if constexpr (std::is_floating_point_v<arith_t<T>>) {
+    const auto a = to_arith(v);
+    return a != a;
+  } else {
+    return false;
+  }
+}
+
+template <class T>
+FASTSCAN_HD bool less(const T& a, const T& b) {
+  return to_arith(a) < to_arith(b);
+}
+
+template <class T>
+FASTSCAN_HD bool equal(const T& a, const T& b) {
+  return to_arith(a) == to_arith(b);
+}
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END

@@ -1,0 +1,99 @@
+//! \file problems.cuh
+//! What each entry point scans: how an input element becomes an accumulator, the operator, and how
+//! results are written. The kernels are generic over these.
+#pragma once
+
+#include <fastscan/detail/numeric.cuh>
+#include <fastscan/detail/vector_io.cuh>
+#include <fastscan/ops/value_index.cuh>
+
+#include <iterator>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+//! Inclusive or exclusive sums; `Acc` is the accumulation type (float for 16-bit floats).
+template <class T, class Out, class Acc>
+struct sum_problem {
+  using input_t = T;
+  using acc_t = Acc;
+  using op_t = sum_op;
+  const T* in;
+  Out* out;
+  bool exclusive;
+  op_t op{};
+
+  FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t) const { return static_cast<Acc>(to_arith(x)); }
+
+  template <int N>
+  struct buffer {
+    Out v[N];
+  };
+  template <int N>
+  FASTSCAN_DEVICE void put(buffer<N>& b, int i, const Acc& inclusive, const Acc& previous, bool has_previous) const {
+    b.v[i] = convert_to<Out>(exclusive ? (has_previous ? previous : Acc{}) : inclusive);
+  }
+  template <int N>
+  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count) const {
+    store_run<N>(out + flat, b.v, count);
+  }
+};
+
+//! Running max or min with the index (within the row) where it was seen.
+template <class T, class Index>
+struct extreme_problem {
+  using input_t = T;
+  using acc_t = value_index<T>;
+  using op_t = value_index_op<T>;
+  const T* in;
+  T* values;
+  Index* indices;
+  op_t op;
+
+  FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t row_pos) const { return {x, row_pos}; }
+
+  template <int N>
+  struct buffer {
+    T v[N];
+    Index i[N];
+  };
+  template <int N>
+  FASTSCAN_DEVICE void put(buffer<N>& b, int i, const acc_t& inclusive, const acc_t&, bool) const {
+    b.v[i] = inclusive.value;
+    b.i[i] = static_cast<Index>(inclusive.index);
+  }
+  template <int N>
+  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count) const {
+    store_run<N>(values + flat, b.v, count);
+    store_run<N>(indices + flat, b.i, count);
+  }
+};
+
+//! Any associative operator over any input iterator; the accumulator is the input value type.
+template <class InIt, class OutIt, class Op>
+struct generic_problem {
+  using input_t = typename std::iterator_traits<InIt>::value_type;
+  using acc_t = input_t;
+  using op_t = Op;
+  InIt in;
+  OutIt out;
+  op_t op;
+
+  FASTSCAN_DEVICE acc_t lift(const input_t& x, std::int64_t) const { return x; }
+
+  template <int N>
+  struct buffer {
+    acc_t v[N];
+  };
+  template <int N>
+  FASTSCAN_DEVICE void put(buffer<N>& b, int i, const acc_t& inclusive, const acc_t&, bool) const {
+    b.v[i] = inclusive;
+  }
+  template <int N>
+  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count) const {
+    store_run<N>(out + flat, b.v, count);
+  }
+};
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END

@@ -1,0 +1,96 @@
+//! \file vector_io.cuh
+//! Loads and stores of short contiguous runs, as 16-byte (or narrower) vectors when the address
+//! allows, element by element otherwise.
+#pragma once
+
+#include <fastscan/config.cuh>
+
+#include <cstring>
+#include <iterator>
+#include <type_traits>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+//! Widest power-of-two chunk (at most 16 bytes) that tiles a run of `bytes`.
+__host__ __device__ constexpr int vector_chunk(std::size_t bytes) {
+  return bytes % 16 == 0 ? 16 : bytes % 8 == 0 ? 8 : bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 2 : 1;
+}
+
+template <int Chunk>
+struct chunk_type;
+template <>
+struct chunk_type<16> { using type = uint4; };
+template <>
+struct chunk_type<8> { using type = uint2; };
+template <>
+struct chunk_type<4> { using type = unsigned; };
+template <>
+struct chunk_type<2> { using type = unsigned short; };
+template <>
+struct chunk_type<1> { using type = unsigned char; };
+
+template <class T, int N>
+FASTSCAN_DEVICE bool run_is_vectorizable(const T* p, int count) {
+  constexpr int chunk = vector_chunk(sizeof(T) * N);
+  return count == N && reinterpret_cast<std::uintptr_t>(p) % chunk == 0;
+}
+
+//! Reads `count` (<= N) elements starting at `it`.
+template <int N, class It, class T>
+FASTSCAN_DEVICE void load_run(It it, T (&dst)[N], int count) {
+  if constexpr (std::is_pointer_v<It>) {
+    using V = std::remove_cv_t<std::remove_pointer_t<It>>;
+    if constexpr (std::is_same_v<V, T>) {
+      constexpr int chunk = vector_chunk(sizeof(T) * N);
+      using C = typename chunk_type<chunk>::type;
+      if (chunk > static_cast<int>(sizeof(T)) && run_is_vectorizable<T, N>(it, count)) {
+        C tmp[sizeof(T) * N / chunk];
+        const C* src = reinterpret_cast<const C*>(it);
+#pragma unroll
+        for (int i = 0; i < static_cast<int>(sizeof(T) * N / chunk); ++i) {
+          tmp[i] = src[i];
+        }
+        memcpy(&dst, &tmp, sizeof(T) * N);
+        return;
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if (i < count) {
+      dst[i] = it[i];
+    }
+  }
+}
+
+//! Writes `count` (<= N) elements starting at `it`.
+template <int N, class It, class T>
+FASTSCAN_DEVICE void store_run(It it, const T (&src)[N], int count) {
+  if constexpr (std::is_pointer_v<It>) {
+    using V = std::remove_pointer_t<It>;
+    if constexpr (std::is_same_v<V, T>) {
+      constexpr int chunk = vector_chunk(sizeof(T) * N);
+      using C = typename chunk_type<chunk>::type;
+      if (chunk > static_cast<int>(sizeof(T)) && run_is_vectorizable<T, N>(it, count)) {
+        C tmp[sizeof(T) * N / chunk];
+        memcpy(&tmp, &src, sizeof(T) * N);
+        C* dst = reinterpret_cast<C*>(it);
+#pragma unroll
+        for (int i = 0; i < static_cast<int>(sizeof(T) * N / chunk); ++i) {
+          dst[i] = tmp[i];
+        }
+        return;
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if (i < count) {
+      it[i] = src[i];
+    }
+  }
+}
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END

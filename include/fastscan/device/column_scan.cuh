@@ -1,0 +1,212 @@
+//! \file column_scan.cuh
+//! The column kernel: scans along a strided axis ([outer, len, inner] with inner > 1) in one pass.
+//!
+//! A tile is `tile_rows` positions along len by `tile_cols` contiguous columns of one outer slice:
+//! lanes_x threads across the columns (VEC columns each, so a warp reads whole 16-byte vectors of a
+//! row) and lanes_y threads down the rows (ITEMS rows each). Each column is scanned down the tile
+//! by a Blelloch sweep over the lanes_y per-thread partials in shared memory, and tiles further
+//! down the same columns look back through a multi-channel tile state (one status word per tile,
+//! one value per column). Tile ids run len-tile-major, so a tile's predecessor was issued a whole
+//! round of (outer x column-chunk) tiles earlier and is usually complete when it is needed.
+#pragma once
+
+#include <fastscan/block/blelloch.cuh>
+#include <fastscan/detail/vector_io.cuh>
+#include <fastscan/device/tile_state.cuh>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+struct column_scan_params {
+  std::int64_t outer, len, inner;
+  std::int64_t tile_rows;   //!< lanes_y * ITEMS
+  std::int64_t tile_cols;   //!< lanes_x * VEC
+  std::int64_t col_chunks;  //!< ceil(inner / tile_cols)
+  std::int64_t chains;      //!< outer * col_chunks: tiles per len-tile round
+  std::int64_t num_tiles;
+  int lanes_x, lanes_y;
+  bool lookback;  //!< len spans more than one tile
+  unsigned long long* tile_counter;
+  unsigned* status;
+  void* aggregates;
+  void* prefixes;
+};
+
+template <class Acc>
+FASTSCAN_HD std::size_t column_scan_smem_bytes(int lanes_y, std::int64_t tile_cols) {
+  return static_cast<std::size_t>(lanes_y) * static_cast<std::size_t>(tile_cols) * sizeof(Acc) +
+         static_cast<std::size_t>(tile_cols);
+}
+
+template <int ITEMS, int VEC, class Problem>
+FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_params& p, std::int64_t tile,
+                                      unsigned char* smem, int& nearest_prefix) {
+  using input_t = typename Problem::input_t;
+  using acc_t = typename Problem::acc_t;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int nthreads = static_cast<int>(blockDim.x);
+  const std::int64_t k = tile / p.chains;
+  const std::int64_t chain = tile - k * p.chains;
+  const std::int64_t o = chain / p.col_chunks;
+  const std::int64_t chunk = chain - o * p.col_chunks;
+  const int tx = tid % p.lanes_x;
+  const int ty = tid / p.lanes_x;
+  const std::int64_t col0 = chunk * p.tile_cols + static_cast<std::int64_t>(tx) * VEC;
+  const std::int64_t row0 = k * p.tile_rows + static_cast<std::int64_t>(ty) * ITEMS;
+  const std::int64_t rows_left = p.len - row0;
+  const int nrows = rows_left <= 0 ? 0 : (rows_left >= ITEMS ? ITEMS : static_cast<int>(rows_left));
+  const std::int64_t cols_left = p.inner - col0;
+  const int ncols = cols_left <= 0 ? 0 : (cols_left >= VEC ? VEC : static_cast<int>(cols_left));
+  const std::int64_t base = (o * p.len + row0) * p.inner + col0;
+
+  input_t items[ITEMS][VEC];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    if (i < nrows) {
+      load_run<VEC>(prob.in + (base + i * p.inner), items[i], ncols);
+    }
+  }
+
+  acc_t total[VEC];
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) {
+    total[v] = acc_t{};
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (i < nrows && v < ncols) {
+        const acc_t e = prob.lift(items[i][v], row0 + i);
+        total[v] = i == 0 ? e : prob.op(total[v], e);
+      }
+    }
+  }
+
+  // Column partials, [lanes_y][tile_cols], then one has-prefix flag per column.
+  acc_t* partial = reinterpret_cast<acc_t*>(smem);
+  bool* has_prefix = reinterpret_cast<bool*>(partial + static_cast<std::size_t>(p.lanes_y) * p.tile_cols);
+  const int tile_cols = static_cast<int>(p.tile_cols);
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) {
+    partial[ty * tile_cols + tx * VEC + v] = total[v];
+  }
+  __syncthreads();
+  const sweep_layout layout{p.lanes_y, tile_cols, 1, tile_cols};
+  blelloch_upsweep(partial, layout, prob.op);
+
+  // Column totals sit in the last lane row. Publish them, then look back for the prefix.
+  acc_t* const totals = partial + static_cast<std::size_t>(p.lanes_y - 1) * tile_cols;
+  const bool first_tile = k == 0;
+  for (int c = tid; c < tile_cols; c += nthreads) {
+    has_prefix[c] = !first_tile;
+  }
+  if (p.lookback && k + 1 < (p.len + p.tile_rows - 1) / p.tile_rows) {
+    acc_t* const out = static_cast<acc_t*>(first_tile ? p.prefixes : p.aggregates) + tile * p.tile_cols;
+    for (int c = tid; c < tile_cols; c += nthreads) {
+      out[c] = totals[c];
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+      store_volatile(p.status + tile, first_tile ? tile_prefix : tile_aggregate);
+    }
+  }
+  if (p.lookback && !first_tile) {
+    if (tid < 32) {
+      // Window of the 32 nearest predecessors down the same columns, lane 31 the newest; wait
+      // until one of them has its prefix, so the fold below always starts from a prefix.
+      const std::int64_t pred = tile - (32 - tid) * p.chains;
+      unsigned s = tile_prefix;
+      for (;;) {
+        if (pred >= 0) {
+          s = load_volatile(p.status + pred);
+        }
+        if (!__any_sync(full_warp_mask, s == tile_empty) &&
+            __any_sync(full_warp_mask, s == tile_prefix && pred >= 0)) {
+          break;
+        }
+        __nanosleep(20);
+      }
+      const unsigned pmask = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
+      if (tid == 0) {
+        nearest_prefix = 31 - __clz(static_cast<int>(pmask));
+      }
+      __threadfence();
+    }
+    __syncthreads();
+    const int pl = nearest_prefix;
+    const acc_t* const pre = static_cast<const acc_t*>(p.prefixes);
+    const acc_t* const agg = static_cast<const acc_t*>(p.aggregates);
+    for (int c = tid; c < tile_cols; c += nthreads) {
+      // Left fold from the prefix: the same order whichever predecessor held it.
+      acc_t acc = pre[(tile - (32 - pl) * p.chains) * p.tile_cols + c];
+      for (int l = pl + 1; l < 32; ++l) {
+        acc = prob.op(acc, agg[(tile - (32 - l) * p.chains) * p.tile_cols + c]);
+      }
+      const acc_t column_total = totals[c];
+      totals[c] = acc;
+      static_cast<acc_t*>(p.prefixes)[tile * p.tile_cols + c] = prob.op(acc, column_total);
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+      store_volatile(p.status + tile, tile_prefix);
+    }
+  }
+  __syncthreads();
+  blelloch_downsweep(partial, layout, prob.op, [has_prefix](int c) { return has_prefix[c]; });
+
+  acc_t running[VEC];
+  bool has_running[VEC];
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) {
+    const int c = tx * VEC + v;
+    running[v] = partial[ty * tile_cols + c];
+    has_running[v] = ty > 0 || has_prefix[c];
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    if (i < nrows) {
+      typename Problem::template buffer<VEC> out;
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) {
+        if (v < ncols) {
+          const acc_t e = prob.lift(items[i][v], row0 + i);
+          const acc_t previous = running[v];
+          running[v] = has_running[v] ? prob.op(running[v], e) : e;
+          prob.put(out, v, running[v], previous, has_running[v]);
+          has_running[v] = true;
+        }
+      }
+      prob.store(out, base + i * p.inner, ncols);
+    }
+  }
+}
+
+//! Tiles that look back come from a counter, in issue order; independent tiles from a
+//! grid-stride loop, so shapes with more tiles than a grid holds still run.
+template <int ITEMS, int VEC, class Problem>
+FASTSCAN_KERNEL void column_scan_kernel(Problem prob, column_scan_params p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ std::int64_t tile_id;
+  __shared__ int nearest_prefix;
+  if (p.lookback) {
+    // Tiles are taken in issue order, so every tile a block waits on is held by a running block.
+    for (;;) {
+      if (threadIdx.x == 0) {
+        tile_id = static_cast<std::int64_t>(atomicAdd(p.tile_counter, 1ull));
+      }
+      __syncthreads();
+      if (tile_id >= p.num_tiles) {
+        return;
+      }
+      column_scan_tile<ITEMS, VEC>(prob, p, tile_id, smem, nearest_prefix);
+      __syncthreads();
+    }
+  }
+  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+    column_scan_tile<ITEMS, VEC>(prob, p, tile, smem, nearest_prefix);
+    __syncthreads();
+  }
+}
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END

@@ -1,0 +1,192 @@
+//! \file tile_state.cuh
+//! Per-tile state of the single-pass scans, and the decoupled look-back over it (Merrill & Garland,
+//! "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016).
+//!
+//! Every tile publishes its aggregate (status `aggregate`) as soon as it has reduced its inputs,
+//! and its inclusive prefix (status `prefix`) once it knows it. A successor looks back over a
+//! window of 32 predecessors at a time, one per lane, and folds the aggregates newer than the
+//! nearest published prefix. Two storage forms share that protocol:
+//! - packed: value and status in one 8- or 16-byte word, published by one store (one channel);
+//! - payload: a status word per tile plus `channels` values, made visible by a fence before the
+//!   status store (several channels per tile, values of any size).
+//! Status 0 means "not yet published", so the state is made ready by zeroing it.
+#pragma once
+
+#include <fastscan/ops/value_index.cuh>
+#include <fastscan/warp/warp_scan.cuh>
+
+#include <cstring>
+#include <type_traits>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+enum tile_status : unsigned { tile_empty = 0, tile_aggregate = 1, tile_prefix = 2 };
+
+//! Word layout of the packed form for a generic accumulator of at most 12 bytes.
+template <class Acc>
+struct packed_codec {
+  static_assert(sizeof(Acc) <= 12, "packed tile state holds accumulators of at most 12 bytes");
+  struct layout {
+    Acc value;
+    unsigned status;
+  };
+  using word = std::conditional_t<(sizeof(layout) <= 8), unsigned long long, ulonglong2>;
+
+  static FASTSCAN_HD word pack(const Acc& v, unsigned s) {
+    layout l{};
+    l.value = v;
+    l.status = s;
+    word w{};
+    memcpy(&w, &l, sizeof(l));
+    return w;
+  }
+  static FASTSCAN_HD unsigned status(const word& w) {
+    layout l;
+    memcpy(&l, &w, sizeof(l));
+    return l.status;
+  }
+  static FASTSCAN_HD Acc value(const word& w) {
+    layout l;
+    memcpy(&l, &w, sizeof(l));
+    return l.value;
+  }
+};
+
+//! (value, index) pairs: the status lives in the two low bits of the index word, since an index
+//! is below 2^62; so a 16-byte word carries value, index and status.
+template <class T>
+struct packed_codec<value_index<T>> {
+  static_assert(sizeof(T) <= 8, "value type of a value-index scan must be at most 8 bytes");
+  using word = ulonglong2;
+  static FASTSCAN_HD word pack(const value_index<T>& v, unsigned s) {
+    word w{0ull, 0ull};
+    memcpy(&w.x, &v.value, sizeof(T));
+    w.y = (static_cast<unsigned long long>(v.index) << 2) | s;
+    return w;
+  }
+  static FASTSCAN_HD unsigned status(const word& w) { return static_cast<unsigned>(w.y & 3ull); }
+  static FASTSCAN_HD value_index<T> value(const word& w) {
+    value_index<T> v;
+    memcpy(&v.value, &w.x, sizeof(T));
+    v.index = static_cast<std::int64_t>(w.y >> 2);
+    return v;
+  }
+};
+
+template <class Acc, class = void>
+struct has_packed_form : std::bool_constant<(sizeof(Acc) <= 12)> {};
+template <class T>
+struct has_packed_form<value_index<T>> : std::bool_constant<(sizeof(T) <= 8)> {};
+
+FASTSCAN_DEVICE void store_volatile(unsigned long long* p, unsigned long long w) {
+  asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
+}
+FASTSCAN_DEVICE void store_volatile(ulonglong2* p, ulonglong2 w) {
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w.x), "l"(w.y) : "memory");
+}
+FASTSCAN_DEVICE void load_volatile(const unsigned long long* p, unsigned long long& w) {
+  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+}
+FASTSCAN_DEVICE void load_volatile(const ulonglong2* p, ulonglong2& w) {
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w.x), "=l"(w.y) : "l"(p) : "memory");
+}
+FASTSCAN_DEVICE void store_volatile(unsigned* p, unsigned s) {
+  asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(p), "r"(s) : "memory");
+}
+FASTSCAN_DEVICE unsigned load_volatile(const unsigned* p) {
+  unsigned s;
+  asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(s) : "l"(p) : "memory");
+  return s;
+}
+
+//! Folds window lanes p..31 (lane 31 newest) into lane-uniform order-preserving result.
+//! Exact operators use a log-depth segmented shuffle scan; others fold one lane at a time from the
+//! oldest, so the grouping is the same left fold whichever lane held the prefix.
+template <bool Exact, class Acc, class Op>
+FASTSCAN_DEVICE Acc fold_window(const Acc& v, int p, Op op) {
+  if constexpr (Exact) {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    flagged<Acc> f{v, lane == p};
+    f = warp_inclusive_scan(f, segmented_op<Op>{op});
+    return shuffle_idx(f.value, 31);
+  } else {
+    Acc acc = shuffle_idx(v, p);
+    for (int l = p + 1; l < 32; ++l) {
+      acc = op(acc, shuffle_idx(v, l));
+    }
+    return acc;
+  }
+}
+
+//! Packed single-channel tile state (the row scan).
+template <class Acc>
+struct packed_tile_state {
+  using codec = packed_codec<Acc>;
+  using word = typename codec::word;
+  word* words;
+
+  static constexpr std::size_t bytes_per_tile = sizeof(word);
+
+  FASTSCAN_DEVICE void publish(std::int64_t tile, const Acc& v, unsigned status) const {
+    store_volatile(words + tile, codec::pack(v, status));
+  }
+
+  //! Warp-collective: the fold of every tile from the nearest published prefix up to `tile - 1`.
+  //! Exact operators may walk several windows back, folding whole windows of aggregates; other
+  //! operators wait for a prefix inside the first window so that the fold order never changes.
+  //! Tile 0 must always publish a prefix.
+  template <bool Exact, class Op>
+  FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op) const {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    Acc later{};
+    bool have_later = false;
+    std::int64_t newest = tile - 1;
+    for (;;) {
+      const std::int64_t pred = newest - (31 - lane);
+      word w{};
+      unsigned s = tile_prefix;
+      for (;;) {
+        if (pred >= 0) {
+          load_volatile(words + pred, w);
+          s = codec::status(w);
+        }
+        if (!__any_sync(full_warp_mask, s == tile_empty) &&
+            (Exact || __any_sync(full_warp_mask, s == tile_prefix && pred >= 0))) {
+          break;
+        }
+        __nanosleep(20);
+      }
+      const Acc v = codec::value(w);
+      const unsigned pmask = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
+      if (pmask != 0u) {
+        const int p = 31 - __clz(static_cast<int>(pmask));
+        const Acc acc = fold_window<Exact>(v, p, op);
+        return have_later ? op(acc, later) : acc;
+      }
+      if constexpr (Exact) {
+        const Acc whole = fold_window<true>(v, 0, op);
+        later = have_later ? op(whole, later) : whole;
+        have_later = true;
+        newest -= 32;
+      }
+    }
+  }
+};
+
+//! Multi-channel tile state: one status word per tile and `channels` values for the aggregate and
+//! for the inclusive prefix, in separate arrays so a reader never sees one overwrite the other.
+template <class Acc>
+struct payload_tile_state {
+  unsigned* status;
+  Acc* aggregates;
+  Acc* prefixes;
+  int channels;
+
+  //! Bytes of the part that must be zeroed before a launch (the status words).
+  static constexpr std::size_t status_bytes_per_tile = sizeof(unsigned);
+  static constexpr std::size_t payload_bytes_per_channel = 2 * sizeof(Acc);
+};
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END

@@ -1,0 +1,46 @@
+//! \file inclusive_scan.cuh
+//! Inclusive scan with any associative operator along an axis.
+#pragma once
+
+#include <fastscan/detail/dispatch.cuh>
+#include <fastscan/detail/problems.cuh>
+#include <fastscan/shape.hpp>
+
+#include <type_traits>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+template <class It>
+bool iterator_valid(const It& it) {
+  if constexpr (std::is_pointer_v<It>) {
+    return it != nullptr;
+  } else {
+    return true;
+  }
+}
+
+}  // namespace detail
+
+//! Inclusive scan of `in` into `out` along `len` of `shape` with `op(earlier, later)`, which must
+//! be associative (not necessarily commutative) and callable on the device. The accumulator is the
+//! input's value type. Unless `is_exactly_associative<Op, Acc>` says otherwise, partial results
+//! are combined in an order that depends only on the plan, so results are reproducible run to run.
+//! Accumulators above 12 bytes take the column kernel for every layout.
+template <class InIt, class OutIt, class Op>
+cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt in, OutIt out, Op op, Shape3 shape,
+                           cudaStream_t stream = nullptr) {
+  using problem = detail::generic_problem<InIt, OutIt, Op>;
+  return detail::dispatch<problem>::run(d_temp, temp_bytes, problem{in, out, op}, shape, stream,
+                                        detail::iterator_valid(in) && detail::iterator_valid(out));
+}
+
+//! inclusive_scan with stream-ordered temp storage.
+template <class InIt, class OutIt, class Op>
+cudaError_t inclusive_scan(InIt in, OutIt out, Op op, Shape3 shape, cudaStream_t stream = nullptr) {
+  using problem = detail::generic_problem<InIt, OutIt, Op>;
+  return detail::dispatch<problem>::run(problem{in, out, op}, shape, stream,
+                                        detail::iterator_valid(in) && detail::iterator_valid(out));
+}
+
+FASTSCAN_NAMESPACE_END

@@ -1,0 +1,94 @@
+//! \file value_index.cuh
+//! The (value, index) operator behind cummax and cummin, with the semantics of PyTorch and Paddle.
+#pragma once
+
+#include <fastscan/detail/numeric.cuh>
+
+#include <type_traits>
+
+FASTSCAN_NAMESPACE_BEGIN
+
+//! Which index wins among equal extremes (and among NaNs): the most recent one, as PyTorch and
+//! Paddle do, or the earliest one.
+enum class Tie { last, first };
+
+//! Which extreme a value-index scan keeps.
+enum class Extreme { max, min };
+
+//! A running extreme and the position (within its row) where it was seen.
+template <class T>
+struct value_index {
+  T value;
+  std::int64_t index;
+};
+
+//! Combines an earlier and a later (value, index) pair.
+//!
+//! The later pair wins when its value is strictly better, or equal and ties go to the last index.
+//! NaN counts as better than every number, for max and for min alike, so it propagates; among NaNs
+//! the tie rule picks the index. The result is always one of the two operands, chosen by a total
+//! order on (key, position), so the operator is associative and any parallel grouping gives the
+//! sequential answer bit for bit.
+template <class T>
+struct value_index_op {
+  bool take_min = false;
+  bool tie_first = false;
+
+  value_index_op() = default;
+  FASTSCAN_HD value_index_op(Extreme e, Tie t) : take_min(e == Extreme::min), tie_first(t == Tie::first) {}
+
+  FASTSCAN_HD bool later_wins(const T& earlier, const T& later) const {
+    const bool en = detail::is_nan(earlier);
+    const bool ln = detail::is_nan(later);
+    if (en || ln) {
+      return ln && (!en || !tie_first);
+    }
+    if (detail::equal(earlier, later)) {
+      return !tie_first;
+    }
+    return take_min ? detail::less(later, earlier) : detail::less(earlier, later);
+  }
+
+  FASTSCAN_HD value_index<T> operator()(const value_index<T>& earlier, const value_index<T>& later) const {
+    return later_wins(earlier.value, later.value) ? later : earlier;
+  }
+};
+
+//! Plain addition; the accumulator type decides the precision.
+struct sum_op {
+  template <class A>
+  FASTSCAN_HD A operator()(const A& earlier, const A& later) const {
+    return static_cast<A>(earlier + later);
+  }
+};
+
+//! True when every grouping of `Op` over `Acc` gives the same bits, so the look-back may fold
+//! predecessors in any order. Floating-point sums are not; they are folded in one fixed order so
+//! results are reproducible run to run. Specialize for your own exact operators.
+template <class Op, class Acc>
+struct is_exactly_associative : std::bool_constant<std::is_integral_v<Acc>> {};
+
+template <class T>
+struct is_exactly_associative<value_index_op<T>, value_index<T>> : std::true_type {};
+
+namespace detail {
+
+//! A value with a segment-head flag: the operator that turns any scan into a segmented one.
+template <class A>
+struct flagged {
+  A value;
+  bool head;
+};
+
+//! combine(a, b) restarts at b when b holds a segment head; associative whenever `Op` is.
+template <class Op>
+struct segmented_op {
+  Op op;
+  template <class A>
+  FASTSCAN_HD flagged<A> operator()(const flagged<A>& earlier, const flagged<A>& later) const {
+    return {later.head ? later.value : op(earlier.value, later.value), static_cast<bool>(earlier.head || later.head)};
+  }
+};
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END

@@ -1,0 +1,184 @@
+//! \file plan.hpp
+//! The launch-config solver: (outer, len, inner, element sizes, device) -> plan. Host-only; every
+//! launch shape in fastscan comes from here.
+#pragma once
+
+#include <fastscan/plan/policy.hpp>
+#include <fastscan/shape.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+namespace FASTSCAN_NAMESPACE {
+
+//! What the solver needs to know of the device.
+struct device_limits {
+  int sm_count = 132;
+  std::int64_t max_grid_x = 2147483647;
+  std::size_t smem_per_block = 48 * 1024;
+};
+
+//! Sizes of the types a scan moves and keeps.
+struct scan_types {
+  std::size_t in_bytes;     //!< input element
+  std::size_t acc_bytes;    //!< accumulator (what the column kernel's tile state holds per column)
+  std::size_t word_bytes;   //!< packed tile-state word of the row kernel (8 or 16); 0: no packed
+                            //!< form, so rows go through the column kernel
+  std::size_t flagged_bytes;  //!< accumulator with a segment-head flag (row kernel block scan)
+};
+
+enum class strategy {
+  empty,    //!< nothing to do
+  rows,     //!< inner == 1: flat segmented tiles over outer * len
+  columns,  //!< inner > 1: tiles of rows x contiguous columns, scanned down the columns
+};
+
+//! A launch plan. Describes a layout (tiles over [outer, len, inner]), not a special case.
+struct plan {
+  strategy kind = strategy::empty;
+  int block_threads = 0;       //!< threads per block (lanes_x * lanes_y)
+  int lanes_x = 0;             //!< rows: threads along the row; columns: threads across columns
+  int lanes_y = 0;             //!< rows: 1; columns: threads down the scan axis
+  int items = 0;               //!< consecutive scan positions per thread (compile-time policy)
+  int vec = 1;                 //!< columns per thread (columns)
+  std::int64_t tile_items = 0; //!< rows: elements per tile; columns: scan positions per tile
+  std::int64_t tile_cols = 1;  //!< columns per tile
+  std::int64_t col_chunks = 1; //!< tiles across inner
+  std::int64_t len_tiles = 0;  //!< tiles along len (columns) or along outer*len (rows)
+  std::int64_t num_tiles = 0;  //!< blocks launched
+  std::size_t smem_bytes = 0;  //!< dynamic shared memory per block
+  bool lookback = false;       //!< tiles depend on predecessors (needs zeroed tile state)
+  std::size_t zero_bytes = 0;  //!< leading bytes of temp storage zeroed before the launch
+  std::size_t temp_bytes = 0;  //!< temp storage the launch needs (0 when none)
+  std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
+  Shape3 layout{0, 0, 0};      //!< the shape the kernels see (a len-1 scan is a copy: rows of 1)
+  bool valid = true;           //!< false when the shape cannot be planned (see error)
+  const char* error = nullptr;
+};
+
+namespace detail {
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+inline int next_pow2(std::int64_t v) {
+  int p = 1;
+  while (p < v && p < (1 << 30)) {
+    p *= 2;
+  }
+  return p;
+}
+inline std::size_t align16(std::size_t v) { return (v + 15) / 16 * 16; }
+
+//! Shared memory the block scan of the row kernel takes: one flagged value per warp, one flag.
+inline std::size_t row_smem_bytes(int threads, std::size_t flagged_bytes) {
+  return align16(static_cast<std::size_t>(threads / 32) * flagged_bytes) + 16;
+}
+
+}  // namespace detail
+
+//! Solves the launch configuration of a scan along `len` of `shape`.
+//!
+//! Rows (inner == 1): tiles of threads * items consecutive elements; the block is halved from
+//! policy::row_threads_max while that leaves fewer than policy::row_min_tiles_per_sm tiles per SM,
+//! so a single long row spreads over the chip and many short rows pack into full tiles.
+//! Columns (inner > 1): lanes_x covers the contiguous columns (vec each), lanes_y the scan axis;
+//! lanes_y shrinks when len is short and the freed threads widen lanes_x.
+inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
+  plan p;
+  if (shape.outer < 0 || shape.len < 0 || shape.inner < 0) {
+    p.valid = false;
+    p.error = "negative extent";
+    return p;
+  }
+  if (shape.outer == 0 || shape.len == 0 || shape.inner == 0) {
+    return p;
+  }
+  constexpr std::int64_t max_numel = std::int64_t{1} << 62;
+  if (shape.outer > max_numel / shape.len || shape.outer * shape.len > max_numel / shape.inner) {
+    p.valid = false;
+    p.error = "more than 2^62 elements";
+    return p;
+  }
+  const std::int64_t numel = shape.outer * shape.len * shape.inner;
+  if (shape.len == 1) {
+    shape = Shape3{numel, 1, 1};  // every element is its own row
+  }
+  p.layout = shape;
+  if (shape.inner == 1 && types.word_bytes != 0) {
+    p.kind = strategy::rows;
+    p.items = policy::row_items(types.in_bytes);
+    int threads = policy::row_threads_max;
+    while (threads > policy::row_threads_min &&
+           detail::ceil_div(numel, std::int64_t{threads} * p.items) <
+               std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
+      threads /= 2;
+    }
+    p.block_threads = p.lanes_x = threads;
+    p.lanes_y = 1;
+    p.tile_items = std::int64_t{threads} * p.items;
+    p.len_tiles = p.num_tiles = detail::ceil_div(numel, p.tile_items);
+    p.smem_bytes = detail::row_smem_bytes(threads, types.flagged_bytes);
+    p.lookback = p.num_tiles > 1 && p.tile_items % shape.len != 0;
+    if (p.lookback) {
+      p.zero_bytes = p.temp_bytes = 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes;
+    }
+  } else {
+    p.kind = strategy::columns;
+    p.items = policy::column_items(types.in_bytes);
+    p.vec = policy::column_vec(types.in_bytes);
+    const std::int64_t col_groups = detail::ceil_div(shape.inner, p.vec);
+    const int want_x = detail::next_pow2(col_groups);
+    const int want_y = detail::next_pow2(detail::ceil_div(shape.len, p.items));
+    auto smem = [&](int ly, int lx) {
+      return detail::align16(static_cast<std::size_t>(ly) * lx * p.vec * types.acc_bytes +
+                             static_cast<std::size_t>(lx) * p.vec);
+    };
+    // Largest block (from policy::column_threads down to one warp) that still gives
+    // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
+    for (int threads = policy::column_threads;; threads /= 2) {
+      int lanes_x = want_x < threads ? want_x : threads;
+      int lanes_y = threads / lanes_x;
+      if (lanes_y > want_y) {
+        lanes_y = want_y;
+        lanes_x = want_x < threads / lanes_y ? want_x : threads / lanes_y;
+      }
+      while (lanes_x * lanes_y < 32) {
+        lanes_x *= 2;  // every block holds whole warps
+      }
+      while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_y > 1 && lanes_x * lanes_y > 32) {
+        lanes_y /= 2;
+      }
+      while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
+        lanes_x /= 2;
+      }
+      p.lanes_x = lanes_x;
+      p.lanes_y = lanes_y;
+      p.block_threads = lanes_x * lanes_y;
+      p.tile_items = std::int64_t{lanes_y} * p.items;
+      p.tile_cols = std::int64_t{lanes_x} * p.vec;
+      p.col_chunks = detail::ceil_div(shape.inner, p.tile_cols);
+      p.len_tiles = detail::ceil_div(shape.len, p.tile_items);
+      const std::int64_t chains = shape.outer * p.col_chunks;
+      p.num_tiles = chains > max_numel / p.len_tiles ? max_numel : chains * p.len_tiles;
+      if (threads <= 32 || p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
+        break;
+      }
+    }
+    p.smem_bytes = smem(p.lanes_y, p.lanes_x);
+    p.lookback = p.len_tiles > 1;
+    if (p.lookback) {
+      p.zero_bytes = detail::align16(16 + static_cast<std::size_t>(p.num_tiles) * sizeof(unsigned));
+      p.temp_bytes = p.zero_bytes + 2 * static_cast<std::size_t>(p.num_tiles) *
+                                        static_cast<std::size_t>(p.tile_cols) * types.acc_bytes;
+    }
+  }
+  // More tiles than a grid holds: blocks loop over tiles (in issue order when they look back).
+  p.grid = p.num_tiles < dev.max_grid_x ? p.num_tiles : dev.max_grid_x;
+  if (p.smem_bytes > dev.smem_per_block) {
+    p.valid = false;
+    p.error = "no block shape fits the shared memory";
+  }
+  return p;
+}
+
+}  // namespace FASTSCAN_NAMESPACE

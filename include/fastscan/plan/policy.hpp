@@ -1,0 +1,38 @@
+//! \file policy.hpp
+//! Every tuning constant of fastscan, in one place. Host-only values (no device code), shared by the
+//! solver and by the kernels' template arguments. Constants are written for sm_90 (H200) and
+//! scaled by element size, since the kernels are memory-bound.
+#pragma once
+
+#include <cstddef>
+
+#ifndef FASTSCAN_NAMESPACE
+#define FASTSCAN_NAMESPACE fastscan
+#endif
+
+namespace FASTSCAN_NAMESPACE {
+namespace policy {
+
+//! Row kernel: consecutive elements per thread. 128 bytes of input per thread for 4- and 8-byte
+//! types (eight 16-byte loads in flight), 64 bytes for 2-byte and 32 bytes for 1-byte types,
+//! where more items would cost registers for the wider accumulators.
+constexpr int row_items(std::size_t in_bytes) { return in_bytes >= 8 ? 16 : 32; }
+
+//! Row kernel block sizes: the solver starts from the largest and halves it while the problem
+//! would give fewer than `row_min_tiles_per_sm` tiles per multiprocessor (small problems are
+//! latency: more, smaller tiles spread them over the chip).
+constexpr int row_threads_max = 256;
+constexpr int row_threads_min = 64;
+constexpr int row_min_tiles_per_sm = 2;
+
+//! Column kernel: columns per thread (one 16-byte vector of the row), and rows per thread.
+constexpr int column_vec(std::size_t in_bytes) { return in_bytes >= 16 ? 1 : static_cast<int>(16 / in_bytes); }
+constexpr int column_items(std::size_t /*in_bytes*/) { return 8; }
+constexpr int column_threads = 256;
+constexpr int column_min_tiles_per_sm = 2;
+
+//! Dynamic shared memory a plan may use without opting in.
+constexpr std::size_t smem_budget = 48 * 1024;
+
+}  // namespace policy
+}  // namespace FASTSCAN_NAMESPACE

@@ -1,0 +1,12 @@
+//! \file scan.cuh
+//! Umbrella header: every public fastscan header.
+#pragma once
+
+#include <fastscan/block/block_scan.cuh>
+#include <fastscan/cummax.cuh>
+#include <fastscan/cumsum.cuh>
+#include <fastscan/inclusive_scan.cuh>
+#include <fastscan/ops/value_index.cuh>
+#include <fastscan/plan/plan.hpp>
+#include <fastscan/shape.hpp>
+#include <fastscan/warp/warp_scan.cuh>

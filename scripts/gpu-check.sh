@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The GPU check: builds fastscan, runs every [gpu] test, the example and the benchmark on a device.
+#
+#   scripts/gpu-check.sh build          on the development machine (no GPU needed): configures and
+#                                       builds build/ for sm_90 and copies Google Benchmark's shared
+#                                       library beside the benchmark (the GPU machine has none)
+#   scripts/gpu-check.sh test           on the GPU machine: every [gpu] test, then the example
+#   scripts/gpu-check.sh sanitize       memcheck, racecheck and synccheck over the [gpu] tests
+#                                       (the 2^31+ test excluded: it allocates 40 GB)
+#   scripts/gpu-check.sh bench [REGEX]  the benchmark (JSON copy in $OUT when set)
+#   scripts/gpu-check.sh all [REGEX]    test, then bench
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${FASTSCAN_BUILD_DIR:-build}
+out=${OUT:-$build/gpu-check}
+mkdir -p "$out"
+
+case "${1:-all}" in
+  build)
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90
+    cmake --build "$build" -j "$(nproc)"
+    lib=$(ldconfig -p | awk '/libbenchmark\.so\.1debian/ {print $NF; exit}')
+    [ -n "$lib" ] && cp -L "$lib" "$build/bench/"
+    ;;
+  test)
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    "$build/tests/fastscan_tests" "[gpu]" 2>&1 | tee "$out/tests.log" | tail -n 40
+    "$build/examples/doc_starts"
+    ;;
+  sanitize)
+    for tool in memcheck racecheck synccheck; do
+      echo "== compute-sanitizer --tool $tool"
+      compute-sanitizer --tool "$tool" --error-exitcode 3 --print-limit 20 \
+        "$build/tests/fastscan_tests" "[gpu]~[large]~[determinism]" 2>&1 | tail -n 6
+    done
+    ;;
+  bench)
+    "$build/bench/fastscan_bench" --benchmark_min_time=0.05 --benchmark_repetitions=3 \
+      --benchmark_report_aggregates_only=true --benchmark_filter="${2:-.}" \
+      --benchmark_out="$out/bench.json" --benchmark_out_format=json 2>&1 | tee "$out/bench.log" |
+      grep -E "^device|_median" || true
+    ;;
+  all)
+    "$0" test
+    "$0" bench "${2:-.}"
+    ;;
+  *)
+    echo "usage: $0 build|test|sanitize|bench [REGEX]|all [REGEX]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,143 @@
+// inclusive_scan with user operators and iterators, and the block_scan collective on its own.
+#include "common.cuh"
+
+#include <thrust/iterator/counting_iterator.h>
+
+using namespace fstest;
+
+// Operator types live in a named namespace: kernels instantiated on them keep external linkage.
+namespace generic_ops {
+
+//! x -> a * x + b (mod 2^32); composing maps is associative but not commutative.
+struct affine {
+  std::uint32_t a, b;
+};
+struct compose_affine {
+  __host__ __device__ affine operator()(const affine& earlier, const affine& later) const {
+    return {later.a * earlier.a, later.a * earlier.b + later.b};
+  }
+};
+bool operator==(const affine& x, const affine& y) { return x.a == y.a && x.b == y.b; }
+
+//! 2x2 matrices mod 2^32: a 16-byte accumulator, too wide for the packed tile state.
+struct mat2 {
+  std::uint32_t m[4];
+};
+struct matmul {
+  __host__ __device__ mat2 operator()(const mat2& x, const mat2& y) const {
+    return {{x.m[0] * y.m[0] + x.m[1] * y.m[2], x.m[0] * y.m[1] + x.m[1] * y.m[3], x.m[2] * y.m[0] + x.m[3] * y.m[2],
+             x.m[2] * y.m[1] + x.m[3] * y.m[3]}};
+  }
+};
+bool operator==(const mat2& x, const mat2& y) { return std::memcmp(&x, &y, sizeof(mat2)) == 0; }
+
+}  // namespace generic_ops
+
+using namespace generic_ops;
+
+namespace {
+
+template <class T, class Op, class Make>
+void check_generic(fastscan::Shape3 s, Op op, Make make) {
+  const auto n = static_cast<std::size_t>(s.outer * s.len * s.inner);
+  std::mt19937 rng(static_cast<unsigned>(n));
+  std::vector<T> in(n);
+  for (auto& x : in) x = make(rng);
+  device_buffer<T> d_in(n), d_out(n);
+  d_in.upload(in);
+  d_out.poison();
+  CUDA_REQUIRE(fastscan::inclusive_scan(d_in.ptr, d_out.ptr, op, s));
+  const auto got = d_out.download();
+  std::size_t bad = 0;
+  for (std::int64_t o = 0; o < s.outer; ++o) {
+    for (std::int64_t c = 0; c < s.inner; ++c) {
+      T run{};
+      for (std::int64_t i = 0; i < s.len; ++i) {
+        const auto at = static_cast<std::size_t>((o * s.len + i) * s.inner + c);
+        run = i == 0 ? in[at] : op(run, in[at]);
+        bad += !(got[at] == run);
+      }
+    }
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("inclusive_scan with a non-commutative operator", "[gpu][generic]") {
+  auto make_affine = [](std::mt19937& rng) { return affine{static_cast<std::uint32_t>(rng() | 1u), static_cast<std::uint32_t>(rng())}; };
+  auto make_mat = [](std::mt19937& rng) {
+    return mat2{{static_cast<std::uint32_t>(rng() % 5), static_cast<std::uint32_t>(rng() % 5),
+                 static_cast<std::uint32_t>(rng() % 5), static_cast<std::uint32_t>(rng() % 5)}};
+  };
+  for (fastscan::Shape3 s : {fastscan::Shape3{1, 1, 1}, fastscan::Shape3{1, 100003, 1}, fastscan::Shape3{37, 4099, 1},
+                             fastscan::Shape3{3, 5001, 5}, fastscan::Shape3{1, 70000, 1}, fastscan::Shape3{2, 3, 300}}) {
+    CAPTURE(shape_name(s));
+    check_generic<affine>(s, compose_affine{}, make_affine);
+    check_generic<mat2>(s, matmul{}, make_mat);
+  }
+}
+
+TEST_CASE("inclusive_scan reads through an iterator", "[gpu][generic]") {
+  const fastscan::Shape3 s{3, 300001, 1};
+  const auto n = static_cast<std::size_t>(s.outer * s.len);
+  device_buffer<std::int64_t> out(n);
+  out.poison();
+  CUDA_REQUIRE(fastscan::inclusive_scan(thrust::counting_iterator<std::int64_t>(0), out.ptr, fastscan::sum_op{}, s));
+  const auto got = out.download();
+  std::size_t bad = 0;
+  for (std::int64_t o = 0; o < s.outer; ++o) {
+    const std::int64_t start = o * s.len;
+    for (std::int64_t i = 0; i < s.len; ++i) {
+      const std::int64_t last = start + i;
+      const std::int64_t want = (last * (last + 1) - (start - 1) * start) / 2;
+      bad += got[static_cast<std::size_t>(last)] != want;
+    }
+  }
+  CHECK(bad == 0);
+}
+
+namespace {
+
+template <int N>
+__global__ void block_scan_kernel(const affine* in, affine* out, int x_extent, int y_extent) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  fastscan::block_scan<affine> scan(smem, x_extent, y_extent);
+  affine items[N];
+  const int t = static_cast<int>(threadIdx.x);
+  for (int i = 0; i < N; ++i) items[i] = in[t * N + i];
+  scan.inclusive_scan(items, compose_affine{});
+  for (int i = 0; i < N; ++i) out[t * N + i] = items[i];
+}
+
+}  // namespace
+
+TEST_CASE("block_scan scans every runtime shape", "[gpu][collective]") {
+  constexpr int N = 3;
+  for (int x : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}) {
+    for (int y : {1, 2, 4, 8, 32}) {
+      if (x * y < 32 || x * y > 1024) continue;
+      CAPTURE(x, y);
+      const int threads = x * y;
+      std::mt19937 rng(static_cast<unsigned>(x * 131 + y));
+      std::vector<affine> in(static_cast<std::size_t>(threads) * N);
+      for (auto& v : in) v = affine{static_cast<std::uint32_t>(rng() | 1u), static_cast<std::uint32_t>(rng())};
+      device_buffer<affine> d_in(in.size()), d_out(in.size());
+      d_in.upload(in);
+      d_out.poison();
+      block_scan_kernel<N><<<1, threads, fastscan::block_scan<affine>::storage_bytes(x, y)>>>(d_in.ptr, d_out.ptr, x, y);
+      CUDA_REQUIRE(cudaGetLastError());
+      const auto got = d_out.download();
+      std::size_t bad = 0;
+      for (int r = 0; r < y; ++r) {
+        affine run{};
+        for (int i = 0; i < x * N; ++i) {
+          const std::size_t at = static_cast<std::size_t>(r) * x * N + i;
+          run = i == 0 ? in[at] : compose_affine{}(run, in[at]);
+          bad += !(got[at] == run);
+        }
+      }
+      CHECK(bad == 0);
+    }
+  }
+}

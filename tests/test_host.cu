@@ -1,0 +1,230 @@
+// Host-side logic, no GPU needed: the launch-config solver, operator semantics and input validation.
+#include "common.cuh"
+
+using namespace fstest;
+
+namespace {
+
+void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fastscan::device_limits& dev) {
+  const auto p = fastscan::make_plan(s, types, dev);
+  CAPTURE(shape_name(s), types.in_bytes, types.acc_bytes, p.error ? p.error : "");
+  REQUIRE(p.valid);
+  const std::int64_t numel = s.outer * s.len * s.inner;
+  if (numel == 0) {
+    CHECK(p.kind == fastscan::strategy::empty);
+    return;
+  }
+  const auto l = p.layout;
+  CHECK(l.outer * l.len * l.inner == numel);
+  CHECK(p.block_threads % 32 == 0);
+  CHECK(p.block_threads >= 32);
+  CHECK(p.block_threads <= 1024);
+  CHECK(p.lanes_x * p.lanes_y == p.block_threads);
+  CHECK((p.lanes_x & (p.lanes_x - 1)) == 0);
+  CHECK((p.lanes_y & (p.lanes_y - 1)) == 0);
+  CHECK(p.grid >= 1);
+  CHECK(p.grid <= dev.max_grid_x);
+  CHECK(p.grid == std::min(p.num_tiles, dev.max_grid_x));
+  CHECK(p.smem_bytes <= dev.smem_per_block);
+  CHECK(p.zero_bytes <= p.temp_bytes);
+  if (p.lookback) {
+    CHECK(p.zero_bytes >= 16);
+  } else {
+    CHECK(p.temp_bytes == 0);
+  }
+  if (p.kind == fastscan::strategy::rows) {
+    CHECK(l.inner == 1);
+    CHECK(p.tile_items == std::int64_t{p.block_threads} * p.items);
+    // Tiles cover every element exactly once.
+    CHECK(p.num_tiles * p.tile_items >= numel);
+    CHECK((p.num_tiles - 1) * p.tile_items < numel);
+    if (!p.lookback) {
+      CHECK((p.num_tiles == 1 || p.tile_items % l.len == 0));  // every tile starts a row
+    }
+    if (p.lookback) {
+      CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes);
+    }
+  } else {
+    REQUIRE(p.kind == fastscan::strategy::columns);
+    CHECK(p.tile_cols == std::int64_t{p.lanes_x} * p.vec);
+    CHECK(p.tile_items == std::int64_t{p.lanes_y} * p.items);
+    CHECK(p.col_chunks * p.tile_cols >= l.inner);
+    CHECK((p.col_chunks - 1) * p.tile_cols < l.inner);
+    CHECK(p.len_tiles * p.tile_items >= l.len);
+    CHECK((p.len_tiles - 1) * p.tile_items < l.len);
+    CHECK(p.num_tiles == l.outer * p.col_chunks * p.len_tiles);
+    CHECK(p.lookback == (p.len_tiles > 1));
+    CHECK(p.smem_bytes >= static_cast<std::size_t>(p.lanes_y) * p.tile_cols * types.acc_bytes);
+    if (p.lookback) {
+      CHECK(p.temp_bytes >= 16 + 4 * static_cast<std::size_t>(p.num_tiles) +
+                                2 * static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.acc_bytes);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
+  const std::vector<fastscan::scan_types> type_sets = {
+      {1, 8, 16, 16}, {1, 16, 16, 24}, {2, 4, 8, 8}, {2, 16, 16, 24}, {4, 4, 8, 8},
+      {4, 16, 16, 24}, {8, 8, 16, 16}, {8, 16, 16, 24}, {16, 16, 0, 20}};
+  std::vector<std::int64_t> extents = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 1000, 4097, 65536, 1 << 20};
+  for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
+    extents.push_back(big);
+  }
+  for (const auto& dev : {fastscan::device_limits{132, 2147483647, 48 * 1024}, fastscan::device_limits{1, 65535, 16 * 1024}}) {
+    for (const auto& types : type_sets) {
+      for (std::int64_t outer : extents) {
+        for (std::int64_t len : extents) {
+          for (std::int64_t inner : extents) {
+            // Up to 2^40 elements, every split of them.
+            if (outer != 0 && len != 0 && inner != 0 &&
+                (outer > (std::int64_t{1} << 40) / len || outer * len > (std::int64_t{1} << 40) / inner)) {
+              continue;
+            }
+            check_plan({outer, len, inner}, types, dev);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the solver spreads every split over the whole GPU", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const fastscan::scan_types pair64{8, 16, 16, 24};
+  for (std::int64_t total : {std::int64_t{1} << 16, std::int64_t{1} << 24}) {
+    for (std::int64_t rows = 1; rows <= total; rows *= 2) {
+      for (auto s : {fastscan::Shape3{rows, total / rows, 1}, fastscan::Shape3{1, rows, total / rows}}) {
+        CAPTURE(shape_name(s));
+        const auto p = fastscan::make_plan(s, pair64, h200);
+        REQUIRE(p.valid);
+        // A single row must never sit on one block (the hard-coded-shape bug): at least one tile
+        // per SM for 64 Ki elements, and two per SM once there are enough elements.
+        CHECK(p.num_tiles >= (total >= (std::int64_t{1} << 24) ? 2 * 132 : 32));
+      }
+    }
+  }
+}
+
+TEST_CASE("extreme operator follows the framework rule", "[host][ops]") {
+  using fastscan::Extreme;
+  using fastscan::Tie;
+  const fastscan::value_index_op<float> max_last(Extreme::max, Tie::last), max_first(Extreme::max, Tie::first),
+      min_last(Extreme::min, Tie::last);
+  const float nan = std::nanf("");
+  CHECK(max_last.later_wins(1.f, 2.f));
+  CHECK_FALSE(max_last.later_wins(2.f, 1.f));
+  CHECK(max_last.later_wins(2.f, 2.f));
+  CHECK_FALSE(max_first.later_wins(2.f, 2.f));
+  CHECK(max_last.later_wins(2.f, nan));
+  CHECK_FALSE(max_last.later_wins(nan, 5.f));
+  CHECK(max_last.later_wins(nan, nan));
+  CHECK_FALSE(max_first.later_wins(nan, nan));
+  CHECK(min_last.later_wins(2.f, 1.f));
+  CHECK(min_last.later_wins(-1.f, nan));
+  CHECK_FALSE(min_last.later_wins(nan, -5.f));
+  CHECK(max_last.later_wins(0.f, -0.f));  // equal values: the later one (and its sign) is kept
+}
+
+namespace {
+
+//! Folds a sequence as a random binary tree; associativity means it equals the left fold.
+template <class T, class Op>
+T fold_tree(const std::vector<T>& v, std::size_t lo, std::size_t hi, Op op, std::mt19937& rng) {
+  if (hi - lo == 1) return v[lo];
+  std::uniform_int_distribution<std::size_t> split(lo + 1, hi - 1);
+  const std::size_t mid = split(rng);
+  return op(fold_tree(v, lo, mid, op, rng), fold_tree(v, mid, hi, op, rng));
+}
+
+template <class T>
+void check_associative() {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto values = random_values<T>(1 + trial % 97, 1000 + static_cast<std::uint64_t>(trial), 3);
+    std::vector<fastscan::value_index<T>> seq(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) seq[i] = {values[i], static_cast<std::int64_t>(i)};
+    for (auto e : {fastscan::Extreme::max, fastscan::Extreme::min}) {
+      for (auto tie : {fastscan::Tie::last, fastscan::Tie::first}) {
+        const fastscan::value_index_op<T> op(e, tie);
+        auto left = seq[0];
+        for (std::size_t i = 1; i < seq.size(); ++i) left = op(left, seq[i]);
+        // The left fold is the framework's sequential answer.
+        host_array<T> ref_v;
+        std::vector<std::int64_t> ref_i;
+        reference_extreme(values, ref_v, ref_i, {1, static_cast<std::int64_t>(values.size()), 1},
+                          e == fastscan::Extreme::min, tie == fastscan::Tie::first);
+        REQUIRE(same_bits(left.value, ref_v.back()));
+        REQUIRE(left.index == ref_i.back());
+        for (int k = 0; k < 5; ++k) {
+          const auto tree = fold_tree(seq, 0, seq.size(), op, rng);
+          CAPTURE(type_name<T>(), trial);
+          REQUIRE(same_bits(tree.value, left.value));
+          REQUIRE(tree.index == left.index);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("extreme operator is associative on ties and NaNs", "[host][ops]", bool, std::uint8_t, std::int8_t,
+                   std::int16_t, std::int32_t, std::int64_t, __half, __nv_bfloat16, float, double) {
+  check_associative<TestType>();
+}
+
+TEST_CASE("bad input is rejected before any launch and outputs stay untouched", "[host][validation]") {
+  // Host arrays stand in for device memory: nothing may be launched or written.
+  std::vector<float> in(16, 1.f), values(16, 7.f);
+  std::vector<std::int32_t> idx32(16, 7);
+  std::vector<std::int64_t> idx64(16, 7);
+  unsigned char temp[64];
+  std::size_t temp_bytes = sizeof(temp);
+  const fastscan::Shape3 ok{1, 16, 1};
+
+  CHECK(fastscan::cummax(temp, temp_bytes, static_cast<const float*>(nullptr), values.data(), idx64.data(), ok) ==
+        cudaErrorInvalidValue);
+  CHECK(fastscan::cummax(temp, temp_bytes, in.data(), static_cast<float*>(nullptr), idx64.data(), ok) ==
+        cudaErrorInvalidValue);
+  CHECK(fastscan::cummin(temp, temp_bytes, in.data(), values.data(), static_cast<std::int64_t*>(nullptr), ok) ==
+        cudaErrorInvalidValue);
+  CHECK(fastscan::cumsum(temp, temp_bytes, static_cast<const float*>(nullptr), values.data(), ok) ==
+        cudaErrorInvalidValue);
+  CHECK(fastscan::exclusive_cumsum(temp, temp_bytes, in.data(), static_cast<double*>(nullptr), ok) ==
+        cudaErrorInvalidValue);
+  CHECK(fastscan::inclusive_scan(temp, temp_bytes, in.data(), static_cast<float*>(nullptr), fastscan::sum_op{}, ok) ==
+        cudaErrorInvalidValue);
+  CHECK(fastscan::cummax(in.data(), static_cast<float*>(nullptr), idx64.data(), ok) == cudaErrorInvalidValue);
+  CHECK(fastscan::cumsum(static_cast<const float*>(nullptr), values.data(), ok) == cudaErrorInvalidValue);
+
+  for (fastscan::Shape3 bad : {fastscan::Shape3{-1, 4, 1}, fastscan::Shape3{1, -4, 1}, fastscan::Shape3{1, 4, -1}}) {
+    std::size_t query = 0;
+    CHECK(fastscan::cummax(nullptr, query, in.data(), values.data(), idx64.data(), bad) == cudaErrorInvalidValue);
+    CHECK(fastscan::cumsum(temp, temp_bytes, in.data(), values.data(), bad) == cudaErrorInvalidValue);
+  }
+  // More than 2^62 elements.
+  std::size_t query = 0;
+  CHECK(fastscan::cumsum(nullptr, query, in.data(), values.data(), {std::int64_t{1} << 40, std::int64_t{1} << 30, 8}) ==
+        cudaErrorInvalidValue);
+  // int32 indices cannot name position 2^31.
+  CHECK(fastscan::cummax(nullptr, query, in.data(), values.data(), idx32.data(),
+                         {1, (std::int64_t{1} << 31) + 1, 1}) == cudaErrorInvalidValue);
+  CHECK(fastscan::cummax(temp, temp_bytes, in.data(), values.data(), idx32.data(),
+                         {2, (std::int64_t{1} << 31) + 1, 1}) == cudaErrorInvalidValue);
+
+  // Empty shapes succeed and write nothing, with or without pointers.
+  for (fastscan::Shape3 empty : {fastscan::Shape3{0, 16, 1}, fastscan::Shape3{1, 0, 1}, fastscan::Shape3{1, 16, 0}}) {
+    CHECK(fastscan::cummax(temp, temp_bytes, in.data(), values.data(), idx64.data(), empty) == cudaSuccess);
+    CHECK(fastscan::cumsum(temp, temp_bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr), empty) ==
+          cudaSuccess);
+    CHECK(fastscan::cummin(in.data(), values.data(), idx32.data(), empty) == cudaSuccess);
+    std::size_t q = 0;
+    CHECK(fastscan::cummax(nullptr, q, in.data(), values.data(), idx64.data(), empty) == cudaSuccess);
+    CHECK(q >= 1);
+  }
+  CHECK(values == std::vector<float>(16, 7.f));
+  CHECK(idx32 == std::vector<std::int32_t>(16, 7));
+  CHECK(idx64 == std::vector<std::int64_t>(16, 7));
+}

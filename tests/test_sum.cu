@@ -1,0 +1,119 @@
+// cumsum / exclusive_cumsum against sequential sums. The random data are multiples of 0.5 small
+// enough that every partial sum is exact in float, so results are compared bit for bit (NaN to NaN).
+#include "common.cuh"
+
+using namespace fstest;
+
+namespace {
+
+template <class T, class Out>
+void check_sum(fastscan::Shape3 s, bool exclusive, std::uint64_t seed, bool in_place) {
+  const auto numel = static_cast<std::size_t>(s.outer * s.len * s.inner);
+  const auto in = random_values<T>(numel, seed);
+  device_buffer<T> d_in(numel);
+  device_buffer<Out> d_out(numel);
+  d_in.upload(in);
+  d_out.poison();
+  Out* out = d_out.ptr;
+  if constexpr (std::is_same_v<T, Out>) {
+    if (in_place) out = d_in.ptr;
+  }
+  std::size_t temp_bytes = 0;
+  auto call = [&](void* temp) {
+    return exclusive ? fastscan::exclusive_cumsum(temp, temp_bytes, d_in.ptr, out, s)
+                     : fastscan::cumsum(temp, temp_bytes, d_in.ptr, out, s);
+  };
+  CUDA_REQUIRE(call(nullptr));
+  device_buffer<unsigned char> temp(temp_bytes);
+  CUDA_REQUIRE(call(temp.ptr));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+
+  std::vector<double> sums, magnitudes;
+  std::vector<Out> exact;
+  reference_sum<T, Out>(in, sums, magnitudes, exact, s, exclusive);
+  host_array<Out> got(numel);
+  if (out == d_out.ptr) {
+    got = d_out.download();
+  } else {
+    if constexpr (std::is_same_v<T, Out>) got = d_in.download();
+  }
+  std::size_t bad = 0, first_bad = 0;
+  for (std::size_t i = 0; i < numel; ++i) {
+    bool ok;
+    if constexpr (std::is_integral_v<Out>) {
+      ok = got[i] == exact[i];
+    } else {
+      const Out want = from_double<Out>(sums[i]);
+      ok = std::isnan(sums[i]) ? fastscan::detail::is_nan(got[i]) : same_bits(got[i], want);
+    }
+    if (!ok && bad++ == 0) first_bad = i;
+  }
+  if (bad != 0) {
+    CAPTURE(first_bad, to_double(got[first_bad]), sums[first_bad]);
+    CHECK(bad == 0);
+  }
+}
+
+template <class T, class Out>
+void check_all_shapes() {
+  using dispatch = fastscan::detail::dispatch<typename fastscan::detail::sum_entry<T, Out>::problem>;
+  const auto tiles = tile_sizes<dispatch>();
+  std::uint64_t seed = 100;
+  for (const auto& s : edge_shapes(tiles.first, tiles.second)) {
+    for (bool exclusive : {false, true}) {
+      CAPTURE(type_name<T>(), type_name<Out>(), shape_name(s), exclusive);
+      ++seed;
+      check_sum<T, Out>(s, exclusive, seed, seed % 3 == 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("cumsum into the same type", "[gpu][sum]", std::uint8_t, std::int8_t, std::int16_t, std::int32_t,
+                   std::int64_t, __half, __nv_bfloat16, float, double) {
+  check_all_shapes<TestType, TestType>();
+}
+
+TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", bool, std::uint8_t, std::int8_t,
+                   std::int16_t, std::int32_t, __half, __nv_bfloat16) {
+  using Out = std::conditional_t<fastscan::detail::is_half_v<TestType>, float, std::int64_t>;
+  check_all_shapes<TestType, Out>();
+}
+
+TEST_CASE("float cumsum is bitwise reproducible", "[gpu][sum][determinism]") {
+  // Non-integral random floats, so the grouping of additions shows in the last bits.
+  for (fastscan::Shape3 s : {fastscan::Shape3{1, std::int64_t{1} << 24, 1}, fastscan::Shape3{1, 1 << 20, 3},
+                             fastscan::Shape3{1, 1 << 16, 64}, fastscan::Shape3{7, 1000003, 1}}) {
+    CAPTURE(shape_name(s));
+    const auto n = static_cast<std::size_t>(s.outer * s.len * s.inner);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    std::vector<float> in(n);
+    for (auto& x : in) x = dist(rng);
+    device_buffer<float> d_in(n), d_out(n);
+    d_in.upload(in);
+    std::vector<float> first;
+    for (int run = 0; run < 20; ++run) {
+      d_out.poison();
+      CUDA_REQUIRE(fastscan::cumsum(d_in.ptr, d_out.ptr, s));
+      const auto got = d_out.download();
+      if (run == 0) {
+        first = got.to_vector();
+        // Sanity: the sum is right to float rounding.
+        double ref = 0, mag = 0;
+        for (std::int64_t i = 0; i < s.len; ++i) {
+          const std::size_t at = static_cast<std::size_t>(i * s.inner);
+          ref += in[at];
+          mag += std::fabs(in[at]);
+          if (std::fabs(got[at] - ref) > 1e-5 * mag + 1e-6) {
+            CAPTURE(i, got[at], ref);
+            FAIL("float cumsum off by more than rounding");
+          }
+        }
+      } else {
+        REQUIRE(std::memcmp(first.data(), got.data(), n * sizeof(float)) == 0);
+      }
+    }
+  }
+}
