@@ -66,8 +66,8 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
 
 TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
   const std::vector<fastscan::scan_types> type_sets = {
-      {1, 8, 16, 16}, {1, 16, 16, 24}, {2, 4, 8, 8}, {2, 16, 16, 24}, {4, 4, 8, 8},
-      {4, 16, 16, 24}, {8, 8, 16, 16}, {8, 16, 16, 24}, {16, 16, 0, 20}};
+      {1, 8, 16, 16, 4608}, {1, 16, 16, 24, 4608}, {2, 4, 8, 8, 4608}, {2, 16, 16, 24, 4608}, {4, 4, 8, 8, 4608},
+      {4, 16, 16, 24, 4608}, {8, 8, 16, 16, 4608}, {8, 16, 16, 24, 4608}, {16, 16, 0, 20, 4608}};
   std::vector<std::int64_t> extents = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 1000, 4097, 65536, 1 << 20};
   for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
     extents.push_back(big);
@@ -92,7 +92,7 @@ TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
 
 TEST_CASE("the solver spreads every split over the whole GPU", "[host][plan]") {
   const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
-  const fastscan::scan_types pair64{8, 16, 16, 24};
+  const fastscan::scan_types pair64{8, 16, 16, 24, 4608};
   for (std::int64_t total : {std::int64_t{1} << 16, std::int64_t{1} << 24}) {
     for (std::int64_t rows = 1; rows <= total; rows *= 2) {
       for (auto s : {fastscan::Shape3{rows, total / rows, 1}, fastscan::Shape3{1, rows, total / rows}}) {

@@ -51,7 +51,8 @@ struct dispatch {
   static constexpr bool packed = has_packed_form<acc_t>::value;
 
   static scan_types types() {
-    return {sizeof(input_t), sizeof(acc_t), packed_word_bytes<acc_t>::value, sizeof(flagged<acc_t>)};
+    return {sizeof(input_t), sizeof(acc_t), packed_word_bytes<acc_t>::value, sizeof(flagged<acc_t>),
+            warp_exchange_bytes()};
   }
 
   //! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors are

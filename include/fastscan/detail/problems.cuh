@@ -1,6 +1,7 @@
 //! \file problems.cuh
 //! What each entry point scans: how an input element becomes an accumulator, the operator, and how
-//! results are written. The kernels are generic over these.
+//! results are written. The kernels are generic over these: `store` hands each output array of a
+//! run to the kernel's storer, which picks the access pattern.
 #pragma once
 
 #include <fastscan/detail/numeric.cuh>
@@ -33,9 +34,9 @@ struct sum_problem {
   FASTSCAN_DEVICE void put(buffer<N>& b, int i, const Acc& inclusive, const Acc& previous, bool has_previous) const {
     b.v[i] = convert_to<Out>(exclusive ? (has_previous ? previous : Acc{}) : inclusive);
   }
-  template <int N>
-  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count) const {
-    store_run<N>(out + flat, b.v, count);
+  template <int N, class Storer>
+  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
+    storer(out + flat, b.v, count);
   }
 };
 
@@ -62,10 +63,10 @@ struct extreme_problem {
     b.v[i] = inclusive.value;
     b.i[i] = static_cast<Index>(inclusive.index);
   }
-  template <int N>
-  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count) const {
-    store_run<N>(values + flat, b.v, count);
-    store_run<N>(indices + flat, b.i, count);
+  template <int N, class Storer>
+  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
+    storer(values + flat, b.v, count);
+    storer(indices + flat, b.i, count);
   }
 };
 
@@ -89,9 +90,9 @@ struct generic_problem {
   FASTSCAN_DEVICE void put(buffer<N>& b, int i, const acc_t& inclusive, const acc_t&, bool) const {
     b.v[i] = inclusive;
   }
-  template <int N>
-  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count) const {
-    store_run<N>(out + flat, b.v, count);
+  template <int N, class Storer>
+  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
+    storer(out + flat, b.v, count);
   }
 };
 

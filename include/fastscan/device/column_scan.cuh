@@ -136,10 +136,23 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     const acc_t* const pre = static_cast<const acc_t*>(p.prefixes);
     const acc_t* const agg = static_cast<const acc_t*>(p.aggregates);
     for (int c = tid; c < tile_cols; c += nthreads) {
-      // Left fold from the prefix: the same order whichever predecessor held it.
+      // Left fold from the prefix: the same order whichever predecessor held it. Loads go out
+      // eight at a time so their latencies overlap.
       acc_t acc = pre[(tile - (32 - pl) * p.chains) * p.tile_cols + c];
-      for (int l = pl + 1; l < 32; ++l) {
-        acc = prob.op(acc, agg[(tile - (32 - l) * p.chains) * p.tile_cols + c]);
+      for (int l0 = pl + 1; l0 < 32; l0 += 8) {
+        acc_t batch[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+          if (l0 + k < 32) {
+            batch[k] = agg[(tile - (32 - l0 - k) * p.chains) * p.tile_cols + c];
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+          if (l0 + k < 32) {
+            acc = prob.op(acc, batch[k]);
+          }
+        }
       }
       const acc_t column_total = totals[c];
       totals[c] = acc;
@@ -176,7 +189,8 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
           has_running[v] = true;
         }
       }
-      prob.store(out, base + i * p.inner, ncols);
+      prob.store(out, base + i * p.inner, ncols,
+                 [](auto* ptr, const auto& values, int n) { store_run<VEC>(ptr, values, n); });
     }
   }
 }

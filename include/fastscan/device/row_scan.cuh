@@ -11,6 +11,8 @@
 #include <fastscan/block/block_scan.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/device/tile_state.cuh>
+#include <fastscan/plan/policy.hpp>
+#include <fastscan/warp/warp_exchange.cuh>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
@@ -56,68 +58,138 @@ struct row_tile_prefix {
   }
 };
 
+//! Shared memory of the row kernel: the block scan's storage, then one exchange slice per warp.
+template <class Acc>
+FASTSCAN_HD std::size_t row_scan_smem_bytes(int threads) {
+  return (block_scan<flagged<Acc>>::storage_bytes(threads, 1) + 15) / 16 * 16 +
+         static_cast<std::size_t>(threads / 32) * warp_exchange_bytes();
+}
+
 template <int ITEMS, bool Exact, class Problem>
 FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p, std::int64_t tile,
                                    unsigned char* smem) {
   using input_t = typename Problem::input_t;
   using acc_t = typename Problem::acc_t;
+  using op_t = typename Problem::op_t;
   using item_t = flagged<acc_t>;
   const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31;
   const std::int64_t tile_base = tile * p.tile_items;
   const std::int64_t first = tile_base + static_cast<std::int64_t>(tid) * ITEMS;
   const std::int64_t left = p.numel - first;
   const int count = left <= 0 ? 0 : (left >= ITEMS ? ITEMS : static_cast<int>(left));
+  // A warp whose whole run is in range moves it with coalesced accesses through shared memory.
+  const bool warp_full = first - lane * ITEMS + 32 * ITEMS <= p.numel;
+  const std::size_t scan_bytes = (block_scan<item_t>::storage_bytes(static_cast<int>(blockDim.x), 1) + 15) / 16 * 16;
+  uint4* const exchange = reinterpret_cast<uint4*>(smem + scan_bytes) + (tid >> 5) * (warp_exchange_bytes() / 16);
+  auto coalesced = [&](const auto* thread_ptr) {
+    return warp_full && reinterpret_cast<std::uintptr_t>(thread_ptr - lane * ITEMS) % 16 == 0;
+  };
 
-  input_t items[ITEMS];
-  load_run<ITEMS>(prob.in + first, items, count);
+  // The tile stays in shared memory (this thread's items at `items`) until the outputs are formed,
+  // so no registers hold it across the block scan and the look-back.
+  static_assert(warp_exchange_shape<input_t, ITEMS>::supported && warp_exchange_shape<input_t, ITEMS>::passes == 1,
+                "row items per thread must fill whole 16-byte units, at most 128 bytes");
+  bool staged = false;
+  if constexpr (std::is_pointer_v<decltype(prob.in)>) {
+    if (coalesced(prob.in + first)) {
+      warp_stage<ITEMS>(prob.in + (first - lane * ITEMS), exchange);
+      staged = true;
+    }
+  }
+  input_t* const items = staged_row<input_t, ITEMS>(exchange, lane);
+  if (!staged) {
+    input_t direct[ITEMS];
+    load_run<ITEMS>(prob.in + first, direct, count);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      items[i] = direct[i];
+    }
+  }
 
+  // Row heads among this thread's items: the first at `first_head` (ITEMS when none), then every
+  // `len` items. Most threads have none and take the plain path.
   const std::int64_t row_pos0 = count > 0 ? first % p.len : 0;
+  const int first_head = row_pos0 == 0 ? 0 : (p.len - row_pos0 < ITEMS ? static_cast<int>(p.len - row_pos0) : ITEMS);
+  const int spacing = p.len < ITEMS ? static_cast<int>(p.len) : ITEMS;
+  const bool plain = first_head >= count;
+  const segmented_op<op_t> seg{prob.op};
+
   item_t total{acc_t{}, true};
-  {
+  if (plain) {
+    if (count > 0) {
+      total = item_t{prob.lift(items[0], row_pos0), false};
+#pragma unroll
+      for (int i = 1; i < ITEMS; ++i) {
+        if (i < count) {
+          total.value = prob.op(total.value, prob.lift(items[i], row_pos0 + i));
+        }
+      }
+    }
+  } else {
+    int next_head = first_head;
     std::int64_t r = row_pos0;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (i < count) {
-        const item_t e{prob.lift(items[i], r), r == 0};
-        total = i == 0 ? e : segmented_op<typename Problem::op_t>{prob.op}(total, e);
-        r = r + 1 == p.len ? 0 : r + 1;
+        const bool head = i == next_head;
+        if (head) {
+          r = 0;
+          next_head += spacing;
+        }
+        const item_t e{prob.lift(items[i], r), head};
+        total = i == 0 ? e : seg(total, e);
+        ++r;
       }
     }
   }
 
   block_scan<item_t> scan(smem, static_cast<int>(blockDim.x), 1);
-  row_tile_prefix<Exact, acc_t, typename Problem::op_t> hook{
-      {static_cast<typename packed_tile_state<acc_t>::word*>(p.tile_words)},
-      tile,
-      tile_base % p.len == 0,
-      p.lookback,
-      prob.op};
+  row_tile_prefix<Exact, acc_t, op_t> hook{{static_cast<typename packed_tile_state<acc_t>::word*>(p.tile_words)},
+                                           tile,
+                                           tile_base % p.len == 0,
+                                           p.lookback,
+                                           prob.op};
   item_t before;
-  const bool has_before = scan.exclusive_scan(total, before, segmented_op<typename Problem::op_t>{prob.op}, hook);
+  const bool has_before = scan.exclusive_scan(total, before, seg, hook);
 
   typename Problem::template buffer<ITEMS> out;
   acc_t running = before.value;
   bool has_running = has_before;
+  int next_head = plain ? ITEMS : first_head;
   std::int64_t r = row_pos0;
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     if (i < count) {
+      if (i == next_head) {
+        r = 0;
+        next_head += spacing;
+        has_running = false;
+      }
       const acc_t e = prob.lift(items[i], r);
-      const bool continues = has_running && r != 0;
       const acc_t previous = running;
-      running = continues ? prob.op(running, e) : e;
+      running = has_running ? prob.op(running, e) : e;
+      prob.put(out, i, running, previous, has_running);
       has_running = true;
-      prob.put(out, i, running, previous, continues);
-      r = r + 1 == p.len ? 0 : r + 1;
+      ++r;
     }
   }
-  prob.store(out, first, count);
+  prob.store(out, first, count, [&](auto* thread_ptr, const auto& values, int n) {
+    using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
+    if constexpr (std::is_pointer_v<decltype(thread_ptr)> && warp_exchange_shape<value_t, ITEMS>::supported) {
+      if (coalesced(thread_ptr)) {
+        warp_store_blocked<ITEMS>(thread_ptr - lane * ITEMS, values, exchange);
+        return;
+      }
+    }
+    store_run<ITEMS>(thread_ptr, values, n);
+  });
 }
 
 //! Tiles that look back come from a counter, in issue order; independent tiles from a
 //! grid-stride loop over independent tiles.
 template <int ITEMS, bool Exact, class Problem>
-FASTSCAN_KERNEL void row_scan_kernel(Problem prob, row_scan_params p) {
+FASTSCAN_KERNEL __launch_bounds__(policy::row_threads_max, policy::row_min_blocks_per_sm) void row_scan_kernel(Problem prob, row_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ std::int64_t tile_id;
   if (p.lookback) {

@@ -26,6 +26,7 @@ struct scan_types {
   std::size_t word_bytes;   //!< packed tile-state word of the row kernel (8 or 16); 0: no packed
                             //!< form, so rows go through the column kernel
   std::size_t flagged_bytes;  //!< accumulator with a segment-head flag (row kernel block scan)
+  std::size_t exchange_bytes_per_warp = 0;  //!< row kernel: shared memory a warp's coalescing exchange takes
 };
 
 enum class strategy {
@@ -69,9 +70,11 @@ inline int next_pow2(std::int64_t v) {
 }
 inline std::size_t align16(std::size_t v) { return (v + 15) / 16 * 16; }
 
-//! Shared memory the block scan of the row kernel takes: one flagged value per warp, one flag.
-inline std::size_t row_smem_bytes(int threads, std::size_t flagged_bytes) {
-  return align16(static_cast<std::size_t>(threads / 32) * flagged_bytes) + 16;
+//! Shared memory of the row kernel: the block scan (one flagged value per warp, one flag), then
+//! each warp's exchange slice.
+inline std::size_t row_smem_bytes(int threads, const scan_types& types) {
+  const auto warps = static_cast<std::size_t>(threads / 32);
+  return align16(warps * types.flagged_bytes) + 16 + warps * types.exchange_bytes_per_warp;
 }
 
 }  // namespace detail
@@ -117,7 +120,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     p.lanes_y = 1;
     p.tile_items = std::int64_t{threads} * p.items;
     p.len_tiles = p.num_tiles = detail::ceil_div(numel, p.tile_items);
-    p.smem_bytes = detail::row_smem_bytes(threads, types.flagged_bytes);
+    p.smem_bytes = detail::row_smem_bytes(threads, types);
     p.lookback = p.num_tiles > 1 && p.tile_items % shape.len != 0;
     if (p.lookback) {
       p.zero_bytes = p.temp_bytes = 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes;

@@ -22,6 +22,9 @@ constexpr int row_items(std::size_t in_bytes) { return in_bytes >= 8 ? 16 : 32; 
 //! would give fewer than `row_min_tiles_per_sm` tiles per multiprocessor (small problems are
 //! latency: more, smaller tiles spread them over the chip).
 constexpr int row_threads_max = 256;
+//! Register cap for the row kernel (__launch_bounds__): two blocks of 256 threads per SM, so one
+//! block's loads proceed while the other waits on its look-back (uncapped it took 159 registers).
+constexpr int row_min_blocks_per_sm = 2;
 constexpr int row_threads_min = 64;
 constexpr int row_min_tiles_per_sm = 2;
 
