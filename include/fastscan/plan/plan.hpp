@@ -116,6 +116,9 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
                std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
       threads /= 2;
     }
+    while (threads > 32 && detail::row_smem_bytes(threads, types) > dev.smem_per_block) {
+      threads /= 2;
+    }
     p.block_threads = p.lanes_x = threads;
     p.lanes_y = 1;
     p.tile_items = std::int64_t{threads} * p.items;
