@@ -99,10 +99,10 @@ TEST_CASE("inclusive_scan reads through an iterator", "[gpu][generic]") {
 
 namespace {
 
-template <int N>
+template <int N, fastscan::block_scan_algorithm A>
 __global__ void block_scan_kernel(const affine* in, affine* out, int x_extent, int y_extent) {
   extern __shared__ __align__(16) unsigned char smem[];
-  fastscan::block_scan<affine> scan(smem, x_extent, y_extent);
+  fastscan::block_scan<affine, A> scan(smem, x_extent, y_extent);
   affine items[N];
   const int t = static_cast<int>(threadIdx.x);
   for (int i = 0; i < N; ++i) items[i] = in[t * N + i];
@@ -112,7 +112,8 @@ __global__ void block_scan_kernel(const affine* in, affine* out, int x_extent, i
 
 }  // namespace
 
-TEST_CASE("block_scan scans every runtime shape", "[gpu][collective]") {
+template <fastscan::block_scan_algorithm A>
+void check_block_scan() {
   constexpr int N = 3;
   for (int x : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}) {
     for (int y : {1, 2, 4, 8, 32}) {
@@ -125,7 +126,7 @@ TEST_CASE("block_scan scans every runtime shape", "[gpu][collective]") {
       device_buffer<affine> d_in(in.size()), d_out(in.size());
       d_in.upload(in);
       d_out.poison();
-      block_scan_kernel<N><<<1, threads, fastscan::block_scan<affine>::storage_bytes(x, y)>>>(d_in.ptr, d_out.ptr, x, y);
+      block_scan_kernel<N, A><<<1, threads, fastscan::block_scan<affine, A>::storage_bytes(x, y)>>>(d_in.ptr, d_out.ptr, x, y);
       CUDA_REQUIRE(cudaGetLastError());
       const auto got = d_out.download();
       std::size_t bad = 0;
@@ -140,4 +141,9 @@ TEST_CASE("block_scan scans every runtime shape", "[gpu][collective]") {
       CHECK(bad == 0);
     }
   }
+}
+
+TEST_CASE("block_scan scans every runtime shape", "[gpu][collective]") {
+  SECTION("warp scans") { check_block_scan<fastscan::block_scan_algorithm::warp_scans>(); }
+  SECTION("Blelloch") { check_block_scan<fastscan::block_scan_algorithm::blelloch>(); }
 }

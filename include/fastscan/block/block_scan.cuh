@@ -7,6 +7,13 @@
 
 FASTSCAN_NAMESPACE_BEGIN
 
+//! How a block scan combines the totals of the warps in a row.
+//! - warp_scans: the row's first warp scans the warp totals with shuffles (Kogge-Stone); two
+//!   barriers in all. The default: on the H200 the row kernel spent 41% of its stall cycles at the
+//!   barriers of the Blelloch variant (Nsight Compute, 2^24 int64 cumsum, 2026-11-29).
+//! - blelloch: work-efficient up-sweep / down-sweep in shared memory, one barrier per level.
+enum class block_scan_algorithm { warp_scans, blelloch };
+
 //! Callback that supplies no prefix: every row starts fresh.
 struct no_prefix {
   template <class T>
@@ -20,8 +27,8 @@ struct no_prefix {
 //! The block (1-D, blockDim.x == x_extent * y_extent) is viewed as `y_extent` independent rows of
 //! `x_extent` threads, thread t at x = t % x_extent, y = t / x_extent. `x_extent` is a power of two:
 //! below 32 a row is a segment of a warp and the scan is shuffles only; from 32 up each warp scans
-//! with shuffles and the warp totals of a row are combined by a Blelloch up/down sweep in shared
-//! memory. Both are deterministic: the grouping depends only on the shape.
+//! with shuffles and the warp totals of a row are combined as `Algorithm` says. Both are
+//! deterministic: the grouping depends only on the shape.
 //!
 //! Prefix hook: with x_extent >= 32, `prefix(row_total, row_prefix)` is called by all 32 lanes of
 //! the first warp of every row, after the row total is known and before any result is formed; when
@@ -30,7 +37,7 @@ struct no_prefix {
 //!
 //! Shared memory: `storage_bytes(x_extent, y_extent)` bytes, 16-byte aligned, passed to the
 //! constructor. Synchronize the block before reusing that memory after a scan.
-template <class T>
+template <class T, block_scan_algorithm Algorithm = block_scan_algorithm::warp_scans>
 class block_scan {
  public:
   static FASTSCAN_HD int warps_per_row(int x_extent) { return x_extent >= 32 ? x_extent / 32 : 1; }
@@ -69,21 +76,45 @@ class block_scan {
       row[w] = inclusive;
     }
     __syncthreads();
-    const detail::sweep_layout layout{wpr, y_extent_, wpr, 1};
-    detail::blelloch_upsweep(slots_, layout, op);
-    if (w == 0) {
-      T row_prefix = row[wpr - 1];
-      const bool has = prefix(row[wpr - 1], row_prefix);
-      if (lane == 0) {
-        has_prefix_[y] = has;
-        if (has) {
-          row[wpr - 1] = row_prefix;
+    if constexpr (Algorithm == block_scan_algorithm::warp_scans) {
+      if (w == 0) {
+        // The row's first warp scans its warp totals; lane i then holds the prefix of warp i + 1.
+        const T total = row[lane < wpr ? lane : wpr - 1];
+        const T scanned = warp_inclusive_scan(total, op);
+        T row_prefix = detail::shuffle_idx(scanned, wpr - 1);
+        const bool has = prefix(detail::shuffle_idx(scanned, wpr - 1), row_prefix);
+        const bool has_row_prefix = detail::shuffle_idx(has, 0);
+        row_prefix = detail::shuffle_idx(row_prefix, 0);
+        __syncwarp();
+        if (lane + 1 < wpr) {
+          row[lane + 1] = has_row_prefix ? op(row_prefix, scanned) : scanned;
+        }
+        if (lane == 0) {
+          has_prefix_[y] = has_row_prefix;
+          if (has_row_prefix) {
+            row[0] = row_prefix;
+          }
         }
       }
+      __syncthreads();
+    } else {
+      const detail::sweep_layout layout{wpr, y_extent_, wpr, 1};
+      detail::blelloch_upsweep(slots_, layout, op);
+      if (w == 0) {
+        T row_prefix = row[wpr - 1];
+        const bool has = prefix(row[wpr - 1], row_prefix);
+        __syncwarp();
+        if (lane == 0) {
+          has_prefix_[y] = has;
+          if (has) {
+            row[wpr - 1] = row_prefix;
+          }
+        }
+      }
+      __syncthreads();
+      const bool* has_prefix = has_prefix_;
+      detail::blelloch_downsweep(slots_, layout, op, [has_prefix](int r) { return has_prefix[r]; });
     }
-    __syncthreads();
-    const bool* has_prefix = has_prefix_;
-    detail::blelloch_downsweep(slots_, layout, op, [has_prefix](int r) { return has_prefix[r]; });
     const bool warp_has = w > 0 || has_prefix_[y];
     if (lane == 0) {
       exclusive = row[w];

@@ -11,10 +11,20 @@
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
-//! Reads what the solver needs of the current device (cheap attribute queries, no caching).
+//! Reads what the solver needs of the current device. The attributes are immutable, so each host
+//! thread keeps those of the device it asked about last (a plan costs one cudaGetDevice then).
 inline cudaError_t query_device(device_limits& dev) {
+  thread_local int cached_device = -1;
+  thread_local device_limits cached;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  if (device == cached_device) {
+    dev = cached;
+    return cudaSuccess;
+  }
   int sms = 0;
   int grid_x = 0;
   int smem = 0;
@@ -27,6 +37,8 @@ inline cudaError_t query_device(device_limits& dev) {
   dev.sm_count = sms;
   dev.max_grid_x = grid_x;
   dev.smem_per_block = static_cast<std::size_t>(smem);
+  cached = dev;
+  cached_device = device;
   return cudaSuccess;
 }
 
@@ -113,7 +125,7 @@ struct dispatch {
                                       p.lookback ? reinterpret_cast<unsigned*>(after_counter) : nullptr,
                                       p.lookback ? bytes + status_bytes : nullptr,
                                       p.lookback ? bytes + status_bytes + payload : nullptr};
-      column_scan_kernel<column_items, column_vec, Problem>
+      column_scan_kernel<column_items, column_vec, exact, Problem>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     }
     return cudaPeekAtLastError();

@@ -32,13 +32,9 @@ struct column_scan_params {
   void* prefixes;
 };
 
-template <class Acc>
-FASTSCAN_HD std::size_t column_scan_smem_bytes(int lanes_y, std::int64_t tile_cols) {
-  return static_cast<std::size_t>(lanes_y) * static_cast<std::size_t>(tile_cols) * sizeof(Acc) +
-         static_cast<std::size_t>(tile_cols);
-}
+FASTSCAN_HD constexpr std::size_t smem_align16(std::size_t v) { return (v + 15) / 16 * 16; }
 
-template <int ITEMS, int VEC, class Problem>
+template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_params& p, std::int64_t tile,
                                       unsigned char* smem, int& nearest_prefix) {
   using input_t = typename Problem::input_t;
@@ -80,10 +76,12 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     }
   }
 
-  // Column partials, [lanes_y][tile_cols], then one has-prefix flag per column.
-  acc_t* partial = reinterpret_cast<acc_t*>(smem);
-  bool* has_prefix = reinterpret_cast<bool*>(partial + static_cast<std::size_t>(p.lanes_y) * p.tile_cols);
+  // Shared memory: column partials [lanes_y][tile_cols], the look-back carry per column, and one
+  // has-prefix flag per column (column_scan_smem_bytes).
   const int tile_cols = static_cast<int>(p.tile_cols);
+  acc_t* partial = reinterpret_cast<acc_t*>(smem);
+  acc_t* carry = reinterpret_cast<acc_t*>(smem + smem_align16(static_cast<std::size_t>(p.lanes_y) * tile_cols * sizeof(acc_t)));
+  bool* has_prefix = reinterpret_cast<bool*>(carry) + smem_align16(static_cast<std::size_t>(tile_cols) * sizeof(acc_t));
 #pragma unroll
   for (int v = 0; v < VEC; ++v) {
     partial[ty * tile_cols + tx * VEC + v] = total[v];
@@ -110,53 +108,64 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     }
   }
   if (p.lookback && !first_tile) {
-    if (tid < 32) {
-      // Window of the 32 nearest predecessors down the same columns, lane 31 the newest; wait
-      // until one of them has its prefix, so the fold below always starts from a prefix.
-      const std::int64_t pred = tile - (32 - tid) * p.chains;
-      unsigned s = tile_prefix;
-      for (;;) {
-        if (pred >= 0) {
-          s = load_volatile(p.status + pred);
-        }
-        if (!__any_sync(full_warp_mask, s == tile_empty) &&
-            __any_sync(full_warp_mask, s == tile_prefix && pred >= 0)) {
-          break;
-        }
-        __nanosleep(20);
-      }
-      const unsigned pmask = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
-      if (tid == 0) {
-        nearest_prefix = 31 - __clz(static_cast<int>(pmask));
-      }
-      __threadfence();
-    }
-    __syncthreads();
-    const int pl = nearest_prefix;
     const acc_t* const pre = static_cast<const acc_t*>(p.prefixes);
     const acc_t* const agg = static_cast<const acc_t*>(p.aggregates);
-    for (int c = tid; c < tile_cols; c += nthreads) {
-      // Left fold from the prefix: the same order whichever predecessor held it. Loads go out
-      // eight at a time so their latencies overlap.
-      acc_t acc = pre[(tile - (32 - pl) * p.chains) * p.tile_cols + c];
-      for (int l0 = pl + 1; l0 < 32; l0 += 8) {
-        acc_t batch[8];
-#pragma unroll
-        for (int k = 0; k < 8; ++k) {
-          if (l0 + k < 32) {
-            batch[k] = agg[(tile - (32 - l0 - k) * p.chains) * p.tile_cols + c];
+    // Windows of the 32 nearest predecessors down the same columns (lane 31 the newest). Exact
+    // operators fold whole windows of aggregates and move on; others wait until the window holds a
+    // prefix, so the fold always starts from a prefix and its order never changes.
+    for (std::int64_t newest = tile - p.chains, window = 0;; newest -= 32 * p.chains, ++window) {
+      if (tid < 32) {
+        const std::int64_t pred = newest - (31 - tid) * p.chains;
+        unsigned s = tile_prefix;
+        for (;;) {
+          if (pred >= 0) {
+            s = load_volatile(p.status + pred);
           }
-        }
-#pragma unroll
-        for (int k = 0; k < 8; ++k) {
-          if (l0 + k < 32) {
-            acc = prob.op(acc, batch[k]);
+          if (!__any_sync(full_warp_mask, s == tile_empty) &&
+              (Exact || __any_sync(full_warp_mask, s == tile_prefix && pred >= 0))) {
+            break;
           }
+          __nanosleep(20);
         }
+        const unsigned pmask = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
+        if (tid == 0) {
+          nearest_prefix = pmask != 0u ? 31 - __clz(static_cast<int>(pmask)) : -1;
+        }
+        __threadfence();
       }
-      const acc_t column_total = totals[c];
-      totals[c] = acc;
-      static_cast<acc_t*>(p.prefixes)[tile * p.tile_cols + c] = prob.op(acc, column_total);
+      __syncthreads();
+      const int pl = nearest_prefix;
+      const int from = pl < 0 ? 0 : pl;
+      for (int c = tid; c < tile_cols; c += nthreads) {
+        const std::int64_t oldest = newest - 31 * p.chains;
+        acc_t acc = (pl < 0 ? agg : pre)[(oldest + from * p.chains) * p.tile_cols + c];
+        // Loads go out eight at a time so their latencies overlap.
+        for (int l0 = from + 1; l0 < 32; l0 += 8) {
+          acc_t batch[8];
+#pragma unroll
+          for (int j = 0; j < 8; ++j) {
+            if (l0 + j < 32) {
+              batch[j] = agg[(oldest + (l0 + j) * p.chains) * p.tile_cols + c];
+            }
+          }
+#pragma unroll
+          for (int j = 0; j < 8; ++j) {
+            if (l0 + j < 32) {
+              acc = prob.op(acc, batch[j]);
+            }
+          }
+        }
+        carry[c] = window == 0 ? acc : prob.op(acc, carry[c]);
+      }
+      __syncthreads();
+      if (pl >= 0) {
+        break;
+      }
+    }
+    for (int c = tid; c < tile_cols; c += nthreads) {
+      const acc_t before = carry[c];
+      static_cast<acc_t*>(p.prefixes)[tile * p.tile_cols + c] = prob.op(before, totals[c]);
+      totals[c] = before;
     }
     __threadfence();
     __syncthreads();
@@ -197,7 +206,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
 
 //! Tiles that look back come from a counter, in issue order; independent tiles from a
 //! grid-stride loop, so shapes with more tiles than a grid holds still run.
-template <int ITEMS, int VEC, class Problem>
+template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_KERNEL void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ std::int64_t tile_id;
@@ -212,12 +221,12 @@ FASTSCAN_KERNEL void column_scan_kernel(Problem prob, column_scan_params p) {
       if (tile_id >= p.num_tiles) {
         return;
       }
-      column_scan_tile<ITEMS, VEC>(prob, p, tile_id, smem, nearest_prefix);
+      column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile_id, smem, nearest_prefix);
       __syncthreads();
     }
   }
   for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-    column_scan_tile<ITEMS, VEC>(prob, p, tile, smem, nearest_prefix);
+    column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem, nearest_prefix);
     __syncthreads();
   }
 }

@@ -135,9 +135,11 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     const std::int64_t col_groups = detail::ceil_div(shape.inner, p.vec);
     const int want_x = detail::next_pow2(col_groups);
     const int want_y = detail::next_pow2(detail::ceil_div(shape.len, p.items));
+    // Column partials [lanes_y][tile_cols], the look-back carry and a flag per column.
     auto smem = [&](int ly, int lx) {
-      return detail::align16(static_cast<std::size_t>(ly) * lx * p.vec * types.acc_bytes +
-                             static_cast<std::size_t>(lx) * p.vec);
+      const auto cols = static_cast<std::size_t>(lx) * p.vec;
+      return detail::align16(static_cast<std::size_t>(ly) * cols * types.acc_bytes) +
+             detail::align16(cols * types.acc_bytes) + detail::align16(cols);
     };
     // Largest block (from policy::column_threads down to one warp) that still gives
     // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
@@ -166,7 +168,10 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
       p.len_tiles = detail::ceil_div(shape.len, p.tile_items);
       const std::int64_t chains = shape.outer * p.col_chunks;
       p.num_tiles = chains > max_numel / p.len_tiles ? max_numel : chains * p.len_tiles;
-      if (threads <= 32 || p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
+      // Stop at enough tiles, at one warp, or before a column needs more tiles than one look-back
+      // window (32): a longer chain costs more in look-back latency than the smaller tiles gain.
+      if (threads <= 32 || p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count ||
+          p.len_tiles > 16) {
         break;
       }
     }
