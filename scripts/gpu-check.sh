@@ -32,7 +32,7 @@ case "${1:-all}" in
     # per operator and the generic tests; the full type sweep would take hours under the tools.
     cases='[collective],[generic],[validation]~[large],cummax and cummin reproduce the framework examples'
     cases+=',cummax and cummin match the framework rule on edge shapes - float'
-    cases+=',cumsum into the same type - int32_t,cumsum into the same type - __half'
+    cases+=',cumsum into the same type - std::int32_t,cumsum into the same type - __half'
     for tool in memcheck racecheck synccheck; do
       echo "== compute-sanitizer --tool $tool"
       compute-sanitizer --tool "$tool" --error-exitcode 3 --print-limit 20 \

@@ -72,7 +72,7 @@ TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
   for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
     extents.push_back(big);
   }
-  for (const auto& dev : {fastscan::device_limits{132, 2147483647, 48 * 1024}, fastscan::device_limits{1, 65535, 16 * 1024}}) {
+  for (const auto& dev : {fastscan::device_limits{132, 2147483647, 48 * 1024}, fastscan::device_limits{1, 65535, 48 * 1024}}) {
     for (const auto& types : type_sets) {
       for (std::int64_t outer : extents) {
         for (std::int64_t len : extents) {

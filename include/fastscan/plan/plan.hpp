@@ -150,8 +150,12 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
         lanes_y = want_y;
         lanes_x = want_x < threads / lanes_y ? want_x : threads / lanes_y;
       }
-      while (lanes_x * lanes_y < 32) {
-        lanes_x *= 2;  // every block holds whole warps
+      while (lanes_x * lanes_y < 32) {  // every block holds whole warps: widen where work remains
+        if (lanes_x < want_x) {
+          lanes_x *= 2;
+        } else {
+          lanes_y *= 2;
+        }
       }
       while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_y > 1 && lanes_x * lanes_y > 32) {
         lanes_y /= 2;
