@@ -13,6 +13,8 @@
 #include <fastscan/block/blelloch.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/device/tile_state.cuh>
+#include <fastscan/plan/policy.hpp>
+#include <fastscan/warp/warp_exchange.cuh>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
@@ -33,6 +35,15 @@ struct column_scan_params {
 };
 
 FASTSCAN_HD constexpr std::size_t smem_align16(std::size_t v) { return (v + 15) / 16 * 16; }
+
+//! Offset of the warps' exchange slices in the column kernel's shared memory, after the column
+//! partials, the look-back carry and the flags.
+template <class Acc>
+FASTSCAN_HD std::size_t column_scan_exchange_offset(int lanes_y, int tile_cols) {
+  const auto cols = static_cast<std::size_t>(tile_cols);
+  return smem_align16(static_cast<std::size_t>(lanes_y) * cols * sizeof(Acc)) + smem_align16(cols * sizeof(Acc)) +
+         smem_align16(cols);
+}
 
 template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_params& p, std::int64_t tile,
@@ -55,11 +66,42 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   const int ncols = cols_left <= 0 ? 0 : (cols_left >= VEC ? VEC : static_cast<int>(cols_left));
   const std::int64_t base = (o * p.len + row0) * p.inner + col0;
 
-  input_t items[ITEMS][VEC];
+  // When a tile spans whole rows of the [len, inner] plane, a warp's rows are one contiguous run:
+  // it is moved with coalesced 16-byte accesses through the warp's exchange slice (one 16-byte
+  // unit per thread-row). Otherwise each thread reads its rows directly.
+  const int lane = tid & 31;
+  const int tile_cols = static_cast<int>(p.tile_cols);
+  const int warp_ty0 = (tid & ~31) / p.lanes_x;
+  const std::int64_t warp_row0 = k * p.tile_rows + static_cast<std::int64_t>(warp_ty0) * ITEMS;
+  const bool warp_full = p.tile_cols == p.inner && p.lanes_x <= 32 && warp_row0 + (32 / p.lanes_x) * ITEMS <= p.len;
+  const std::int64_t warp_base = (o * p.len + warp_row0) * p.inner;
+  uint4* const exchange =
+      reinterpret_cast<uint4*>(smem + column_scan_exchange_offset<acc_t>(p.lanes_y, tile_cols)) +
+      (tid >> 5) * (warp_exchange_bytes() / 16);
+  constexpr bool unit_rows = VEC * sizeof(input_t) == 16 && ITEMS <= exchange_units_per_pass;
+
+  // The thread's items stay in its exchange row until the outputs are formed (registers are the
+  // limit here); inputs wider than a 16-byte unit per row stay in registers.
+  input_t held[unit_rows ? 1 : ITEMS * VEC];
+  input_t* const items = unit_rows ? staged_row<input_t, ITEMS * VEC>(exchange, lane) : held;
+  bool staged = false;
+  if constexpr (unit_rows && std::is_pointer_v<decltype(prob.in)>) {
+    if (warp_full && reinterpret_cast<std::uintptr_t>(prob.in + warp_base) % 16 == 0) {
+      warp_stage_units<ITEMS>(prob.in + warp_base, exchange, p.lanes_x);
+      staged = true;
+    }
+  }
+  if (!staged) {
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    if (i < nrows) {
-      load_run<VEC>(prob.in + (base + i * p.inner), items[i], ncols);
+    for (int i = 0; i < ITEMS; ++i) {
+      if (i < nrows) {
+        input_t run[VEC];
+        load_run<VEC>(prob.in + (base + i * p.inner), run, ncols);
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) {
+          items[i * VEC + v] = run[v];
+        }
+      }
     }
   }
 
@@ -70,7 +112,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (i < nrows && v < ncols) {
-        const acc_t e = prob.lift(items[i][v], row0 + i);
+        const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
         total[v] = i == 0 ? e : prob.op(total[v], e);
       }
     }
@@ -78,7 +120,6 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
 
   // Shared memory: column partials [lanes_y][tile_cols], the look-back carry per column, and one
   // has-prefix flag per column (column_scan_smem_bytes).
-  const int tile_cols = static_cast<int>(p.tile_cols);
   acc_t* partial = reinterpret_cast<acc_t*>(smem);
   acc_t* carry = reinterpret_cast<acc_t*>(smem + smem_align16(static_cast<std::size_t>(p.lanes_y) * tile_cols * sizeof(acc_t)));
   bool* has_prefix = reinterpret_cast<bool*>(carry) + smem_align16(static_cast<std::size_t>(tile_cols) * sizeof(acc_t));
@@ -184,30 +225,54 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     running[v] = partial[ty * tile_cols + c];
     has_running[v] = ty > 0 || has_prefix[c];
   }
+  typename Problem::template buffer<ITEMS * VEC> out;
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     if (i < nrows) {
-      typename Problem::template buffer<VEC> out;
 #pragma unroll
       for (int v = 0; v < VEC; ++v) {
         if (v < ncols) {
-          const acc_t e = prob.lift(items[i][v], row0 + i);
+          const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
           const acc_t previous = running[v];
           running[v] = has_running[v] ? prob.op(running[v], e) : e;
-          prob.put(out, v, running[v], previous, has_running[v]);
+          prob.put(out, i * VEC + v, running[v], previous, has_running[v]);
           has_running[v] = true;
         }
       }
-      prob.store(out, base + i * p.inner, ncols,
-                 [](auto* ptr, const auto& values, int n) { store_run<VEC>(ptr, values, n); });
     }
   }
+  prob.store(out, base, 0, [&](auto* ptr, const auto& values, int) {
+    using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
+    if constexpr (std::is_pointer_v<decltype(ptr)> && VEC * sizeof(value_t) == 16 && ITEMS <= exchange_units_per_pass) {
+      value_t* const warp_ptr = ptr - (base - warp_base);
+      if (warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
+        value_t* const row = staged_row<value_t, ITEMS * VEC>(exchange, lane);
+#pragma unroll
+        for (int j = 0; j < ITEMS * VEC; ++j) {
+          row[j] = values[j];
+        }
+        warp_unstage_units<ITEMS>(warp_ptr, exchange, p.lanes_x);
+        return;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (i < nrows) {
+        value_t run[VEC];
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) {
+          run[v] = values[i * VEC + v];
+        }
+        store_run<VEC>(ptr + i * p.inner, run, ncols);
+      }
+    }
+  });
 }
 
 //! Tiles that look back come from a counter, in issue order; independent tiles from a
 //! grid-stride loop, so shapes with more tiles than a grid holds still run.
 template <int ITEMS, int VEC, bool Exact, class Problem>
-FASTSCAN_KERNEL void column_scan_kernel(Problem prob, column_scan_params p) {
+FASTSCAN_KERNEL __launch_bounds__(policy::column_threads, policy::column_min_blocks_per_sm) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ std::int64_t tile_id;
   __shared__ int nearest_prefix;

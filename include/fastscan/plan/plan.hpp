@@ -139,12 +139,15 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     auto smem = [&](int ly, int lx) {
       const auto cols = static_cast<std::size_t>(lx) * p.vec;
       return detail::align16(static_cast<std::size_t>(ly) * cols * types.acc_bytes) +
-             detail::align16(cols * types.acc_bytes) + detail::align16(cols);
+             detail::align16(cols * types.acc_bytes) + detail::align16(cols) +
+             static_cast<std::size_t>(lx * ly / 32) * types.exchange_bytes_per_warp;
     };
     // Largest block (from policy::column_threads down to one warp) that still gives
     // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
     for (int threads = policy::column_threads;; threads /= 2) {
-      int lanes_x = want_x < threads ? want_x : threads;
+      // A warp across the columns reads 32 whole 16-byte vectors of a row: wider blocks go down
+      // the scan axis, so per-tile look-back state stays small next to the tile's data.
+      int lanes_x = want_x < 32 ? want_x : 32;
       int lanes_y = threads / lanes_x;
       if (lanes_y > want_y) {
         lanes_y = want_y;

@@ -33,20 +33,48 @@ struct warp_exchange_shape {
   static_assert(!supported || units % per_pass == 0, "units per lane must split into equal passes");
 };
 
-//! Stages 32 * N contiguous elements at `warp_base` (16-byte aligned) in shared memory, lane l's
-//! N elements at staged_row<T, N>(smem, l); at most 128 bytes per lane (one pass).
-template <int N, class T>
-FASTSCAN_DEVICE void warp_stage(const T* warp_base, uint4* smem) {
-  using shape = warp_exchange_shape<T, N>;
-  static_assert(shape::passes == 1, "staging holds at most 128 bytes per lane");
+//! Stages a warp's contiguous run of 32 * U 16-byte units in shared memory so that lane l finds
+//! its U units at staged_row. With `interleave` = 1 lane l owns units [l*U, l*U + U) (a blocked
+//! run); with `interleave` = k, groups of k lanes own k-unit-wide strips (lane l holds unit
+//! (l / k * U + i) * k + l % k as its unit i): the rows of a [rows, k units] block, k lanes across.
+template <int U>
+FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int interleave = 1) {
+  static_assert(U <= exchange_units_per_pass, "staging holds at most 128 bytes per lane");
+  constexpr int pitch = U > 1 ? U + 1 : 1;
   const int lane = static_cast<int>(threadIdx.x) & 31;
-  const auto* src = reinterpret_cast<const uint4*>(warp_base);
+  const auto* src = static_cast<const uint4*>(warp_base);
 #pragma unroll
-  for (int m = 0; m < shape::per_pass; ++m) {
-    const int u = m * 32 + lane;
-    smem[(u / shape::per_pass) * shape::pitch + u % shape::per_pass] = src[u];
+  for (int m = 0; m < U; ++m) {
+    const int g = m * 32 + lane;
+    const int owner = g / (U * interleave) * interleave + g % interleave;
+    smem[owner * pitch + (g / interleave) % U] = src[g];
   }
   __syncwarp();
+}
+
+//! The inverse of warp_stage_units: each lane has written its U units to its staged_row; writes
+//! the warp's run with coalesced 16-byte stores.
+template <int U>
+FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem, int interleave = 1) {
+  constexpr int pitch = U > 1 ? U + 1 : 1;
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  auto* dst = static_cast<uint4*>(warp_base);
+  __syncwarp();
+#pragma unroll
+  for (int m = 0; m < U; ++m) {
+    const int g = m * 32 + lane;
+    const int owner = g / (U * interleave) * interleave + g % interleave;
+    dst[g] = smem[owner * pitch + (g / interleave) % U];
+  }
+  __syncwarp();
+}
+
+//! Stages 32 * N contiguous elements at `warp_base` (16-byte aligned), lane l's N elements at
+//! staged_row<T, N>(smem, l); at most 128 bytes per lane.
+template <int N, class T>
+FASTSCAN_DEVICE void warp_stage(const T* warp_base, uint4* smem) {
+  static_assert(warp_exchange_shape<T, N>::passes == 1, "staging holds at most 128 bytes per lane");
+  warp_stage_units<warp_exchange_shape<T, N>::units>(warp_base, smem);
 }
 
 //! Lane `lane`'s staged elements.
