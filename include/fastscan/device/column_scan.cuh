@@ -269,31 +269,12 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   });
 }
 
-//! Tiles that look back come from a counter, in issue order; independent tiles from a
-//! grid-stride loop, so shapes with more tiles than a grid holds still run.
+//! One block scans tiles as for_each_tile hands them out.
 template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_KERNEL __launch_bounds__(policy::column_threads, policy::column_min_blocks_per_sm) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  __shared__ std::int64_t tile_id;
   __shared__ int nearest_prefix;
-  if (p.lookback) {
-    // Tiles are taken in issue order, so every tile a block waits on is held by a running block.
-    for (;;) {
-      if (threadIdx.x == 0) {
-        tile_id = static_cast<std::int64_t>(atomicAdd(p.tile_counter, 1ull));
-      }
-      __syncthreads();
-      if (tile_id >= p.num_tiles) {
-        return;
-      }
-      column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile_id, smem, nearest_prefix);
-      __syncthreads();
-    }
-  }
-  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-    column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem, nearest_prefix);
-    __syncthreads();
-  }
+  for_each_tile(p.lookback, p.tile_counter, p.num_tiles, [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem, nearest_prefix); });
 }
 
 }  // namespace detail

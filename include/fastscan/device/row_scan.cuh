@@ -186,30 +186,11 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   });
 }
 
-//! Tiles that look back come from a counter, in issue order; independent tiles from a
-//! grid-stride loop over independent tiles.
+//! One block scans tiles as for_each_tile hands them out.
 template <int ITEMS, bool Exact, class Problem>
 FASTSCAN_KERNEL __launch_bounds__(policy::row_threads_max, policy::row_min_blocks_per_sm) void row_scan_kernel(Problem prob, row_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  __shared__ std::int64_t tile_id;
-  if (p.lookback) {
-    // Tiles are taken in issue order, so every tile a block waits on is held by a running block.
-    for (;;) {
-      if (threadIdx.x == 0) {
-        tile_id = static_cast<std::int64_t>(atomicAdd(p.tile_counter, 1ull));
-      }
-      __syncthreads();
-      if (tile_id >= p.num_tiles) {
-        return;
-      }
-      row_scan_tile<ITEMS, Exact>(prob, p, tile_id, smem);
-      __syncthreads();
-    }
-  }
-  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-    row_scan_tile<ITEMS, Exact>(prob, p, tile, smem);
-    __syncthreads();
-  }
+  for_each_tile(p.lookback, p.tile_counter, p.num_tiles, [&](std::int64_t tile) { row_scan_tile<ITEMS, Exact>(prob, p, tile, smem); });
 }
 
 }  // namespace detail

@@ -188,5 +188,31 @@ struct payload_tile_state {
   static constexpr std::size_t payload_bytes_per_channel = 2 * sizeof(Acc);
 };
 
+//! Runs `tile_fn(tile)` for every tile this block gets. Tiles that look back come from `counter`
+//! in issue order, so every tile a block waits on is held by a running block; independent tiles
+//! come from a grid-stride loop, so shapes with more tiles than a grid holds still run.
+template <class TileFn>
+FASTSCAN_DEVICE void for_each_tile(bool ordered, unsigned long long* counter, std::int64_t num_tiles, TileFn&& tile_fn) {
+  __shared__ std::int64_t next_tile;
+  if (ordered) {
+    for (;;) {
+      if (threadIdx.x == 0) {
+        next_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+      }
+      __syncthreads();
+      const std::int64_t tile = next_tile;
+      if (tile >= num_tiles) {
+        return;
+      }
+      tile_fn(tile);
+      __syncthreads();
+    }
+  }
+  for (std::int64_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    tile_fn(tile);
+    __syncthreads();
+  }
+}
+
 }  // namespace detail
 FASTSCAN_NAMESPACE_END
