@@ -54,8 +54,12 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     CHECK((p.len_tiles - 1) * p.tile_items < l.len);
     CHECK(p.num_tiles == l.outer * p.col_chunks * p.len_tiles);
     CHECK(p.lookback == (p.len_tiles > 1));
+    CHECK((!p.packed_columns || (p.lookback && types.word_bytes != 0)));
     CHECK(p.smem_bytes >= static_cast<std::size_t>(p.lanes_y) * p.tile_cols * types.acc_bytes);
-    if (p.lookback) {
+    if (p.packed_columns) {
+      CHECK(p.zero_bytes == p.temp_bytes);
+      CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.word_bytes);
+    } else if (p.lookback) {
       CHECK(p.temp_bytes >= 16 + 4 * static_cast<std::size_t>(p.num_tiles) +
                                 2 * static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.acc_bytes);
     }

@@ -121,8 +121,10 @@ struct dispatch {
                                       p.lanes_x,
                                       p.lanes_y,
                                       p.lookback,
+                                      p.packed_columns,
                                       counter,
                                       p.lookback ? reinterpret_cast<unsigned*>(after_counter) : nullptr,
+                                      p.packed_columns ? after_counter : nullptr,
                                       p.lookback ? bytes + status_bytes : nullptr,
                                       p.lookback ? bytes + status_bytes + payload : nullptr};
       column_scan_kernel<column_items, column_vec, exact, Problem>

@@ -28,8 +28,10 @@ struct column_scan_params {
   std::int64_t num_tiles;
   int lanes_x, lanes_y;
   bool lookback;  //!< len spans more than one tile
+  bool packed;    //!< tile state is one packed (value, status) word per column (narrow tiles)
   unsigned long long* tile_counter;
   unsigned* status;
+  void* status_words;  //!< packed per-column words (when `packed`)
   void* aggregates;
   void* prefixes;
 };
@@ -137,7 +139,29 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   for (int c = tid; c < tile_cols; c += nthreads) {
     has_prefix[c] = !first_tile;
   }
-  if (p.lookback && k + 1 < (p.len + p.tile_rows - 1) / p.tile_rows) {
+  if constexpr (has_packed_form<acc_t>::value) {
+    if (p.lookback && p.packed) {
+      // One packed word per column: a window poll returns statuses and values in one round trip,
+      // and each warp looks back for its own columns.
+      const packed_tile_state<acc_t> state{static_cast<typename packed_tile_state<acc_t>::word*>(p.status_words)};
+      for (int c = tid; c < tile_cols; c += nthreads) {
+        state.publish(tile, totals[c], first_tile ? tile_prefix : tile_aggregate, tile_cols, c);
+      }
+      __syncthreads();
+      if (!first_tile) {
+        const int warps = nthreads / 32;
+        for (int c = tid / 32; c < tile_cols; c += warps) {
+          const acc_t before = state.template exclusive_prefix<Exact>(tile, prob.op, p.chains, tile_cols, c);
+          if ((tid & 31) == 0) {
+            state.publish(tile, prob.op(before, totals[c]), tile_prefix, tile_cols, c);
+            totals[c] = before;
+          }
+        }
+      }
+    }
+  }
+  const bool payload = p.lookback && !p.packed;
+  if (payload && k + 1 < (p.len + p.tile_rows - 1) / p.tile_rows) {
     acc_t* const out = static_cast<acc_t*>(first_tile ? p.prefixes : p.aggregates) + tile * p.tile_cols;
     for (int c = tid; c < tile_cols; c += nthreads) {
       out[c] = totals[c];
@@ -148,7 +172,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
       store_volatile(p.status + tile, first_tile ? tile_prefix : tile_aggregate);
     }
   }
-  if (p.lookback && !first_tile) {
+  if (payload && !first_tile) {
     const acc_t* const pre = static_cast<const acc_t*>(p.prefixes);
     const acc_t* const agg = static_cast<const acc_t*>(p.aggregates);
     // Windows of the 32 nearest predecessors down the same columns (lane 31 the newest). Exact

@@ -128,27 +128,35 @@ struct packed_tile_state {
 
   static constexpr std::size_t bytes_per_tile = sizeof(word);
 
-  FASTSCAN_DEVICE void publish(std::int64_t tile, const Acc& v, unsigned status) const {
-    store_volatile(words + tile, codec::pack(v, status));
+  //! Word of `channel` of `tile` when each tile holds `channels` channels.
+  FASTSCAN_DEVICE word* at(std::int64_t tile, int channels, int channel) const {
+    return words + tile * channels + channel;
   }
 
-  //! Warp-collective: the fold of every tile from the nearest published prefix up to `tile - 1`.
-  //! Exact operators may walk several windows back, folding whole windows of aggregates; other
-  //! operators wait for a prefix inside the first window so that the fold order never changes.
-  //! Tile 0 must always publish a prefix.
+  FASTSCAN_DEVICE void publish(std::int64_t tile, const Acc& v, unsigned status, int channels = 1,
+                               int channel = 0) const {
+    store_volatile(at(tile, channels, channel), codec::pack(v, status));
+  }
+
+  //! Warp-collective: the fold of every tile from the nearest published prefix up to the tile's
+  //! predecessor, in one channel. Predecessors are `stride` tiles apart (1 along a flat array; one
+  //! round of chains for the column kernel). Exact operators may walk several windows back, folding
+  //! whole windows of aggregates; other operators wait for a prefix inside the first window so
+  //! that the fold order never changes. The first tile of every chain must publish a prefix.
   template <bool Exact, class Op>
-  FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op) const {
+  FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int channels = 1,
+                                       int channel = 0) const {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     Acc later{};
     bool have_later = false;
-    std::int64_t newest = tile - 1;
+    std::int64_t newest = tile - stride;
     for (;;) {
-      const std::int64_t pred = newest - (31 - lane);
+      const std::int64_t pred = newest - (31 - lane) * stride;
       word w{};
       unsigned s = tile_prefix;
       for (;;) {
         if (pred >= 0) {
-          load_volatile(words + pred, w);
+          load_volatile(at(pred, channels, channel), w);
           s = codec::status(w);
         }
         if (!__any_sync(full_warp_mask, s == tile_empty) &&
@@ -168,7 +176,7 @@ struct packed_tile_state {
         const Acc whole = fold_window<true>(v, 0, op);
         later = have_later ? op(whole, later) : whole;
         have_later = true;
-        newest -= 32;
+        newest -= 32 * stride;
       }
     }
   }

@@ -50,6 +50,7 @@ struct plan {
   std::int64_t num_tiles = 0;  //!< blocks launched
   std::size_t smem_bytes = 0;  //!< dynamic shared memory per block
   bool lookback = false;       //!< tiles depend on predecessors (needs zeroed tile state)
+  bool packed_columns = false; //!< columns: one packed (value, status) word per column and tile
   std::size_t zero_bytes = 0;  //!< leading bytes of temp storage zeroed before the launch
   std::size_t temp_bytes = 0;  //!< temp storage the launch needs (0 when none)
   std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
@@ -184,7 +185,14 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     }
     p.smem_bytes = smem(p.lanes_y, p.lanes_x);
     p.lookback = p.len_tiles > 1;
-    if (p.lookback) {
+    // Narrow tiles look back through packed per-column words (statuses and values in one round
+    // trip); wide tiles through one status word per tile and separate per-column payloads, which
+    // keeps the state to zero small.
+    p.packed_columns = p.lookback && types.word_bytes != 0 && p.tile_cols <= policy::column_packed_max_cols;
+    if (p.packed_columns) {
+      p.zero_bytes = p.temp_bytes =
+          16 + static_cast<std::size_t>(p.num_tiles) * static_cast<std::size_t>(p.tile_cols) * types.word_bytes;
+    } else if (p.lookback) {
       p.zero_bytes = detail::align16(16 + static_cast<std::size_t>(p.num_tiles) * sizeof(unsigned));
       p.temp_bytes = p.zero_bytes + 2 * static_cast<std::size_t>(p.num_tiles) *
                                         static_cast<std::size_t>(p.tile_cols) * types.acc_bytes;

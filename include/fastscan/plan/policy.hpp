@@ -36,6 +36,9 @@ constexpr int column_threads = 256;
 //! Register cap for the column kernel, as for the rows (uncapped, cummax int64 took 238).
 constexpr int column_min_blocks_per_sm = 2;
 constexpr int column_min_tiles_per_sm = 2;
+//! Widest tile (in columns) whose look-back uses packed per-column words; wider tiles use a status
+//! word per tile plus payloads (fewer bytes of state to zero).
+constexpr int column_packed_max_cols = 16;
 
 //! Dynamic shared memory a plan may use without opting in.
 constexpr std::size_t smem_budget = 48 * 1024;
