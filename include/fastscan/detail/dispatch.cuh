@@ -58,7 +58,7 @@ struct dispatch {
   using op_t = typename Problem::op_t;
   static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
   static constexpr int row_items = policy::row_items(sizeof(input_t));
-  static constexpr int column_items = policy::column_items(sizeof(input_t));
+  static constexpr int column_items = policy::column_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
   static constexpr bool packed = has_packed_form<acc_t>::value;
 

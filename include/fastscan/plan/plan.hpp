@@ -131,7 +131,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     }
   } else {
     p.kind = strategy::columns;
-    p.items = policy::column_items(types.in_bytes);
+    p.items = policy::column_items(types.in_bytes, types.acc_bytes);
     p.vec = policy::column_vec(types.in_bytes);
     const std::int64_t col_groups = detail::ceil_div(shape.inner, p.vec);
     const int want_x = detail::next_pow2(col_groups);

@@ -29,9 +29,12 @@ constexpr int row_threads_min = 64;
 constexpr int row_min_tiles_per_sm = 2;
 
 //! Column kernel: columns per thread (one 16-byte vector of the row), and rows per thread: 8, or 4
-//! for 8-byte types, whose (value, index) outputs otherwise spill under the register cap.
+//! for 16-byte accumulators with 8-byte inputs ((value, int64 index) of int64/double), whose outputs
+//! otherwise spill about 1 KB per thread under the register cap.
 constexpr int column_vec(std::size_t in_bytes) { return in_bytes >= 16 ? 1 : static_cast<int>(16 / in_bytes); }
-constexpr int column_items(std::size_t in_bytes) { return in_bytes >= 8 ? 4 : 8; }
+constexpr int column_items(std::size_t in_bytes, std::size_t acc_bytes) {
+  return in_bytes >= 8 && acc_bytes >= 16 ? 4 : 8;
+}
 constexpr int column_threads = 256;
 //! Register cap for the column kernel, as for the rows (uncapped, cummax int64 took 238).
 constexpr int column_min_blocks_per_sm = 2;
