@@ -58,13 +58,6 @@ struct row_tile_prefix {
   }
 };
 
-//! Shared memory of the row kernel: the block scan's storage, then one exchange slice per warp.
-template <class Acc>
-FASTSCAN_HD std::size_t row_scan_smem_bytes(int threads) {
-  return (block_scan<flagged<Acc>>::storage_bytes(threads, 1) + 15) / 16 * 16 +
-         static_cast<std::size_t>(threads / 32) * warp_exchange_bytes();
-}
-
 template <int ITEMS, bool Exact, class Problem>
 FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p, std::int64_t tile,
                                    unsigned char* smem) {

@@ -6,9 +6,9 @@
 //! and its inclusive prefix (status `prefix`) once it knows it. A successor looks back over a
 //! window of 32 predecessors at a time, one per lane, and folds the aggregates newer than the
 //! nearest published prefix. Two storage forms share that protocol:
-//! - packed: value and status in one 8- or 16-byte word, published by one store (one channel);
-//! - payload: a status word per tile plus `channels` values, made visible by a fence before the
-//!   status store (several channels per tile, values of any size).
+//! - packed: value and status in one 8- or 16-byte word per channel, published by one store;
+//! - payload (column kernel, wide tiles and accumulators above 12 bytes): a status word per tile
+//!   plus per-column values, made visible by a fence before the status store.
 //! Status 0 means "not yet published", so the state is made ready by zeroing it.
 #pragma once
 
@@ -180,20 +180,6 @@ struct packed_tile_state {
       }
     }
   }
-};
-
-//! Multi-channel tile state: one status word per tile and `channels` values for the aggregate and
-//! for the inclusive prefix, in separate arrays so a reader never sees one overwrite the other.
-template <class Acc>
-struct payload_tile_state {
-  unsigned* status;
-  Acc* aggregates;
-  Acc* prefixes;
-  int channels;
-
-  //! Bytes of the part that must be zeroed before a launch (the status words).
-  static constexpr std::size_t status_bytes_per_tile = sizeof(unsigned);
-  static constexpr std::size_t payload_bytes_per_channel = 2 * sizeof(Acc);
 };
 
 //! Runs `tile_fn(tile)` for every tile this block gets. Tiles that look back come from `counter`
