@@ -121,7 +121,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   }
 
   // Shared memory: column partials [lanes_y][tile_cols], the look-back carry per column, and one
-  // has-prefix flag per column (column_scan_smem_bytes).
+  // has-prefix flag per column; the warps' exchange slices follow (column_scan_exchange_offset).
   acc_t* partial = reinterpret_cast<acc_t*>(smem);
   acc_t* carry = reinterpret_cast<acc_t*>(smem + smem_align16(static_cast<std::size_t>(p.lanes_y) * tile_cols * sizeof(acc_t)));
   bool* has_prefix = reinterpret_cast<bool*>(carry) + smem_align16(static_cast<std::size_t>(tile_cols) * sizeof(acc_t));
