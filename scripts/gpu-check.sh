@@ -43,7 +43,8 @@ case "${1:-all}" in
     "$build/bench/fastscan_bench" --benchmark_min_time=0.02 --benchmark_repetitions=3 \
       --benchmark_report_aggregates_only=true --benchmark_filter="${2:-.}" \
       --benchmark_out="$out/bench.json" --benchmark_out_format=json 2>&1 | tee "$out/bench.log" |
-      grep -E "^device|_median" || true
+      grep -E "^device" || true
+    python3 bench/summarize.py "$out/bench.json" | tee "$out/bench.md"
     ;;
   all)
     "$0" test
