@@ -55,7 +55,11 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     CHECK(p.num_tiles == l.outer * p.col_chunks * p.len_tiles);
     CHECK(p.lookback == (p.len_tiles > 1));
     CHECK((!p.packed_columns || (p.lookback && types.word_bytes != 0)));
-    CHECK(p.smem_bytes >= static_cast<std::size_t>(p.lanes_y) * p.tile_cols * types.acc_bytes);
+    const auto warp_rows = static_cast<std::size_t>(p.lanes_x >= 32 ? p.lanes_y : p.lanes_y * p.lanes_x / 32);
+    CHECK(p.smem_bytes >= warp_rows * p.tile_cols * types.acc_bytes + 2 * p.tile_cols * types.acc_bytes);
+    // Every look-back over an accumulator with a packed form uses it.
+    CHECK(p.packed_columns == (p.lookback && types.word_bytes != 0));
+    CHECK((!p.packed_columns || p.tile_cols <= 32));  // one warp looks back for every column
     if (p.packed_columns) {
       CHECK(p.zero_bytes == p.temp_bytes);
       CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.word_bytes);

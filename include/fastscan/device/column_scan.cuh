@@ -4,17 +4,17 @@
 //! A tile is `tile_rows` positions along len by `tile_cols` contiguous columns of one outer slice:
 //! lanes_x threads across the columns (VEC columns each, so a warp reads whole 16-byte vectors of a
 //! row) and lanes_y threads down the rows (ITEMS rows each). Each column is scanned down the tile
-//! by a Blelloch sweep over the lanes_y per-thread partials in shared memory, and tiles further
-//! down the same columns look back through a multi-channel tile state (one status word per tile,
-//! one value per column). Tile ids run len-tile-major, so a tile's predecessor was issued a whole
+//! by shuffles between the thread rows of a warp and a fold over the warp rows in shared memory
+//! (two barriers), and tiles further down the same columns look back through a multi-channel
+//! tile state (packed per-column words, or a status word per tile and per-column values). Tile ids run len-tile-major, so a tile's predecessor was issued a whole
 //! round of (outer x column-chunk) tiles earlier and is usually complete when it is needed.
 #pragma once
 
-#include <fastscan/block/blelloch.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/device/tile_state.cuh>
 #include <fastscan/plan/policy.hpp>
 #include <fastscan/warp/warp_exchange.cuh>
+#include <fastscan/warp/warp_scan.cuh>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
@@ -38,13 +38,61 @@ struct column_scan_params {
 
 FASTSCAN_HD constexpr std::size_t smem_align16(std::size_t v) { return (v + 15) / 16 * 16; }
 
-//! Offset of the warps' exchange slices in the column kernel's shared memory, after the column
-//! partials, the look-back carry and the flags.
+//! Warp rows of a column tile: a warp holds 32 / lanes_x thread rows when lanes_x < 32, else one.
+FASTSCAN_HD constexpr int column_warp_rows(int lanes_x, int lanes_y) {
+  return lanes_x >= 32 ? lanes_y : lanes_y * lanes_x / 32;
+}
+
+//! Shared memory of the column kernel: the column totals of each warp row [warp_rows][tile_cols],
+//! then per column the tile total (later the prefix from the look-back), the look-back carry and a
+//! has-prefix flag; the warps' exchange slices follow at this offset. plan.hpp sizes the same
+//! layout from byte counts.
 template <class Acc>
-FASTSCAN_HD std::size_t column_scan_exchange_offset(int lanes_y, int tile_cols) {
+FASTSCAN_HD std::size_t column_scan_exchange_offset(int lanes_x, int lanes_y, int tile_cols) {
   const auto cols = static_cast<std::size_t>(tile_cols);
-  return smem_align16(static_cast<std::size_t>(lanes_y) * cols * sizeof(Acc)) + smem_align16(cols * sizeof(Acc)) +
-         smem_align16(cols);
+  return smem_align16(static_cast<std::size_t>(column_warp_rows(lanes_x, lanes_y)) * cols * sizeof(Acc)) +
+         2 * smem_align16(cols * sizeof(Acc)) + smem_align16(cols);
+}
+
+//! Where one thread's part of a column tile lies.
+struct column_tile_part {
+  std::int64_t k;          //!< tile index along len
+  std::int64_t row0;       //!< first row (along len) of the thread
+  std::int64_t base;       //!< element offset of the thread's first item
+  std::int64_t warp_base;  //!< element offset of the warp's run when warp_full
+  int tx, ty, nrows, ncols;
+  bool warp_full;          //!< the warp's rows are whole rows of the plane: one contiguous run
+};
+
+template <int ITEMS, int VEC>
+FASTSCAN_DEVICE column_tile_part column_part(const column_scan_params& p, std::int64_t tile) {
+  const int tid = static_cast<int>(threadIdx.x);
+  column_tile_part t;
+  t.k = tile / p.chains;
+  const std::int64_t chain = tile - t.k * p.chains;
+  const std::int64_t o = chain / p.col_chunks;
+  const std::int64_t chunk = chain - o * p.col_chunks;
+  t.tx = tid % p.lanes_x;
+  t.ty = tid / p.lanes_x;
+  const std::int64_t col0 = chunk * p.tile_cols + static_cast<std::int64_t>(t.tx) * VEC;
+  t.row0 = t.k * p.tile_rows + static_cast<std::int64_t>(t.ty) * ITEMS;
+  const std::int64_t rows_left = p.len - t.row0;
+  t.nrows = rows_left <= 0 ? 0 : (rows_left >= ITEMS ? ITEMS : static_cast<int>(rows_left));
+  const std::int64_t cols_left = p.inner - col0;
+  t.ncols = cols_left <= 0 ? 0 : (cols_left >= VEC ? VEC : static_cast<int>(cols_left));
+  t.base = (o * p.len + t.row0) * p.inner + col0;
+  const int warp_ty0 = (tid & ~31) / p.lanes_x;
+  const std::int64_t warp_row0 = t.k * p.tile_rows + static_cast<std::int64_t>(warp_ty0) * ITEMS;
+  t.warp_full = p.tile_cols == p.inner && p.lanes_x <= 32 && warp_row0 + (32 / p.lanes_x) * ITEMS <= p.len;
+  t.warp_base = (o * p.len + warp_row0) * p.inner;
+  return t;
+}
+
+//! The calling warp's exchange slice.
+template <class Acc>
+FASTSCAN_DEVICE uint4* column_exchange(const column_scan_params& p, unsigned char* smem) {
+  return reinterpret_cast<uint4*>(smem + column_scan_exchange_offset<Acc>(p.lanes_x, p.lanes_y, static_cast<int>(p.tile_cols))) +
+         static_cast<int>(threadIdx.x >> 5) * (warp_exchange_bytes() / 16);
 }
 
 template <int ITEMS, int VEC, bool Exact, class Problem>
@@ -54,32 +102,23 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   using acc_t = typename Problem::acc_t;
   const int tid = static_cast<int>(threadIdx.x);
   const int nthreads = static_cast<int>(blockDim.x);
-  const std::int64_t k = tile / p.chains;
-  const std::int64_t chain = tile - k * p.chains;
-  const std::int64_t o = chain / p.col_chunks;
-  const std::int64_t chunk = chain - o * p.col_chunks;
-  const int tx = tid % p.lanes_x;
-  const int ty = tid / p.lanes_x;
-  const std::int64_t col0 = chunk * p.tile_cols + static_cast<std::int64_t>(tx) * VEC;
-  const std::int64_t row0 = k * p.tile_rows + static_cast<std::int64_t>(ty) * ITEMS;
-  const std::int64_t rows_left = p.len - row0;
-  const int nrows = rows_left <= 0 ? 0 : (rows_left >= ITEMS ? ITEMS : static_cast<int>(rows_left));
-  const std::int64_t cols_left = p.inner - col0;
-  const int ncols = cols_left <= 0 ? 0 : (cols_left >= VEC ? VEC : static_cast<int>(cols_left));
-  const std::int64_t base = (o * p.len + row0) * p.inner + col0;
+  const column_tile_part t = column_part<ITEMS, VEC>(p, tile);
+  const std::int64_t k = t.k;
+  const int tx = t.tx;
+  const int ty = t.ty;
+  const std::int64_t row0 = t.row0;
+  const int nrows = t.nrows;
+  const int ncols = t.ncols;
+  const std::int64_t base = t.base;
+  const bool warp_full = t.warp_full;
+  const std::int64_t warp_base = t.warp_base;
 
   // When a tile spans whole rows of the [len, inner] plane, a warp's rows are one contiguous run:
   // it is moved with coalesced 16-byte accesses through the warp's exchange slice (one 16-byte
   // unit per thread-row). Otherwise each thread reads its rows directly.
   const int lane = tid & 31;
   const int tile_cols = static_cast<int>(p.tile_cols);
-  const int warp_ty0 = (tid & ~31) / p.lanes_x;
-  const std::int64_t warp_row0 = k * p.tile_rows + static_cast<std::int64_t>(warp_ty0) * ITEMS;
-  const bool warp_full = p.tile_cols == p.inner && p.lanes_x <= 32 && warp_row0 + (32 / p.lanes_x) * ITEMS <= p.len;
-  const std::int64_t warp_base = (o * p.len + warp_row0) * p.inner;
-  uint4* const exchange =
-      reinterpret_cast<uint4*>(smem + column_scan_exchange_offset<acc_t>(p.lanes_y, tile_cols)) +
-      (tid >> 5) * (warp_exchange_bytes() / 16);
+  uint4* const exchange = column_exchange<acc_t>(p, smem);
   constexpr bool unit_rows = VEC * sizeof(input_t) == 16 && ITEMS <= exchange_units_per_pass;
 
   // The thread's items stay in its exchange row until the outputs are formed (registers are the
@@ -120,42 +159,76 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     }
   }
 
-  // Shared memory: column partials [lanes_y][tile_cols], the look-back carry per column, and one
-  // has-prefix flag per column; the warps' exchange slices follow (column_scan_exchange_offset).
-  acc_t* partial = reinterpret_cast<acc_t*>(smem);
-  acc_t* carry = reinterpret_cast<acc_t*>(smem + smem_align16(static_cast<std::size_t>(p.lanes_y) * tile_cols * sizeof(acc_t)));
-  bool* has_prefix = reinterpret_cast<bool*>(carry) + smem_align16(static_cast<std::size_t>(tile_cols) * sizeof(acc_t));
+  // Down the columns: the thread rows of a warp that share tx form a chain lanes_x lanes apart
+  // (shuffle scan); warp rows are then combined through shared memory. Thread rows past the end of
+  // len hold no items and only ever follow the valid ones.
+  const int rows_per_warp = p.lanes_x >= 32 ? 1 : 32 / p.lanes_x;
+  const int wy = ty / rows_per_warp;
+  const int yl = ty - wy * rows_per_warp;
+  const std::int64_t tile_rows_left = p.len - k * p.tile_rows;
+  const int last_ty = static_cast<int>(((tile_rows_left < p.tile_rows ? tile_rows_left : p.tile_rows) - 1) / ITEMS);
+  const int last_wy = last_ty / rows_per_warp;
+  acc_t before_lane[VEC];
+  for (int d = 1; d < rows_per_warp; d *= 2) {
 #pragma unroll
-  for (int v = 0; v < VEC; ++v) {
-    partial[ty * tile_cols + tx * VEC + v] = total[v];
+    for (int v = 0; v < VEC; ++v) {
+      const acc_t up = shuffle_up(total[v], static_cast<unsigned>(d * p.lanes_x));
+      if (yl >= d) {
+        total[v] = prob.op(up, total[v]);
+      }
+    }
+  }
+  if (rows_per_warp > 1) {
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      before_lane[v] = shuffle_up(total[v], static_cast<unsigned>(p.lanes_x));
+    }
+  }
+
+  const std::size_t warp_rows = static_cast<std::size_t>(column_warp_rows(p.lanes_x, p.lanes_y));
+  acc_t* const warp_totals = reinterpret_cast<acc_t*>(smem);
+  acc_t* const totals = reinterpret_cast<acc_t*>(smem + smem_align16(warp_rows * tile_cols * sizeof(acc_t)));
+  acc_t* const carry = reinterpret_cast<acc_t*>(reinterpret_cast<unsigned char*>(totals) +
+                                                smem_align16(static_cast<std::size_t>(tile_cols) * sizeof(acc_t)));
+  bool* const has_prefix = reinterpret_cast<bool*>(reinterpret_cast<unsigned char*>(carry) +
+                                                   smem_align16(static_cast<std::size_t>(tile_cols) * sizeof(acc_t)));
+  if (ty == (wy * rows_per_warp + rows_per_warp - 1 < last_ty ? wy * rows_per_warp + rows_per_warp - 1 : last_ty)) {
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      warp_totals[wy * tile_cols + tx * VEC + v] = total[v];
+    }
   }
   __syncthreads();
-  const sweep_layout layout{p.lanes_y, tile_cols, 1, tile_cols};
-  blelloch_upsweep(partial, layout, prob.op);
-
-  // Column totals sit in the last lane row. Publish them, then look back for the prefix.
-  acc_t* const totals = partial + static_cast<std::size_t>(p.lanes_y - 1) * tile_cols;
   const bool first_tile = k == 0;
   for (int c = tid; c < tile_cols; c += nthreads) {
+    acc_t t = warp_totals[c];
+    for (int r = 1; r <= last_wy; ++r) {
+      t = prob.op(t, warp_totals[r * tile_cols + c]);
+    }
+    totals[c] = t;
     has_prefix[c] = !first_tile;
   }
+  __syncthreads();
+
+  // Publish the column totals, then look back for the prefix of the tile's columns.
   if constexpr (has_packed_form<acc_t>::value) {
     if (p.lookback && p.packed) {
-      // One packed word per column: a window poll returns statuses and values in one round trip,
-      // and each warp looks back for its own columns.
+      // One packed word per column (at most 32 columns): the warps share the columns, and each
+      // looks back for its columns at once (window polls of one round trip, 32 / columns deep).
       const packed_tile_state<acc_t> state{static_cast<typename packed_tile_state<acc_t>::word*>(p.status_words)};
-      for (int c = tid; c < tile_cols; c += nthreads) {
+      const int warps = nthreads / 32;
+      const int per_warp = tile_cols >= warps ? tile_cols / warps : 1;
+      const int first_col = (tid / 32) * per_warp;
+      const int c = first_col + (lane & (per_warp - 1));
+      if (first_col < tile_cols && lane < per_warp) {
         state.publish(tile, totals[c], first_tile ? tile_prefix : tile_aggregate, tile_cols, c);
       }
-      __syncthreads();
-      if (!first_tile) {
-        const int warps = nthreads / 32;
-        for (int c = tid / 32; c < tile_cols; c += warps) {
-          const acc_t before = state.template exclusive_prefix<Exact>(tile, prob.op, p.chains, tile_cols, c);
-          if ((tid & 31) == 0) {
-            state.publish(tile, prob.op(before, totals[c]), tile_prefix, tile_cols, c);
-            totals[c] = before;
-          }
+      if (!first_tile && first_col < tile_cols) {
+        const acc_t before =
+            state.template exclusive_prefix<Exact>(tile, prob.op, p.chains, per_warp, tile_cols, first_col);
+        if (lane < per_warp) {
+          state.publish(tile, prob.op(before, totals[c]), tile_prefix, tile_cols, c);
+          totals[c] = before;
         }
       }
     }
@@ -239,15 +312,24 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     }
   }
   __syncthreads();
-  blelloch_downsweep(partial, layout, prob.op, [has_prefix](int c) { return has_prefix[c]; });
 
+  // The thread's prefix: look-back carry, then the warp rows above, then the lanes above.
   acc_t running[VEC];
   bool has_running[VEC];
 #pragma unroll
   for (int v = 0; v < VEC; ++v) {
     const int c = tx * VEC + v;
-    running[v] = partial[ty * tile_cols + c];
-    has_running[v] = ty > 0 || has_prefix[c];
+    has_running[v] = has_prefix[c];
+    running[v] = totals[c];
+    for (int r = 0; r < wy; ++r) {
+      const acc_t w = warp_totals[r * tile_cols + c];
+      running[v] = has_running[v] ? prob.op(running[v], w) : w;
+      has_running[v] = true;
+    }
+    if (yl > 0) {
+      running[v] = has_running[v] ? prob.op(running[v], before_lane[v]) : before_lane[v];
+      has_running[v] = true;
+    }
   }
   typename Problem::template buffer<ITEMS * VEC> out;
 #pragma unroll
@@ -298,7 +380,8 @@ template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_KERNEL __launch_bounds__(policy::column_threads, policy::column_min_blocks_per_sm) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int nearest_prefix;
-  for_each_tile(p.lookback, p.tile_counter, p.num_tiles, [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem, nearest_prefix); });
+  for_each_tile(p.lookback, p.tile_counter, p.num_tiles,
+                [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem, nearest_prefix); });
 }
 
 }  // namespace detail

@@ -100,26 +100,8 @@ FASTSCAN_DEVICE unsigned load_volatile(const unsigned* p) {
   return s;
 }
 
-//! Folds window lanes p..31 (lane 31 newest) into lane-uniform order-preserving result.
-//! Exact operators use a log-depth segmented shuffle scan; others fold one lane at a time from the
-//! oldest, so the grouping is the same left fold whichever lane held the prefix.
-template <bool Exact, class Acc, class Op>
-FASTSCAN_DEVICE Acc fold_window(const Acc& v, int p, Op op) {
-  if constexpr (Exact) {
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    flagged<Acc> f{v, lane == p};
-    f = warp_inclusive_scan(f, segmented_op<Op>{op});
-    return shuffle_idx(f.value, 31);
-  } else {
-    Acc acc = shuffle_idx(v, p);
-    for (int l = p + 1; l < 32; ++l) {
-      acc = op(acc, shuffle_idx(v, l));
-    }
-    return acc;
-  }
-}
-
-//! Packed single-channel tile state (the row scan).
+//! Packed tile state: one word per tile and channel (the row scan has one channel, the column
+//! scan one per column of a tile).
 template <class Acc>
 struct packed_tile_state {
   using codec = packed_codec<Acc>;
@@ -138,45 +120,88 @@ struct packed_tile_state {
     store_volatile(at(tile, channels, channel), codec::pack(v, status));
   }
 
-  //! Warp-collective: the fold of every tile from the nearest published prefix up to the tile's
-  //! predecessor, in one channel. Predecessors are `stride` tiles apart (1 along a flat array; one
-  //! round of chains for the column kernel). Exact operators may walk several windows back, folding
-  //! whole windows of aggregates; other operators wait for a prefix inside the first window so
-  //! that the fold order never changes. The first tile of every chain must publish a prefix.
+  //! Warp-collective look-back over `cols` channels at once (a power of two, at most 32; 1 for a
+  //! flat array): channels first_channel ... first_channel + cols - 1 of tiles that hold `channels`
+  //! each. Lane l serves channel first_channel + l % cols, and in each window of 32 / cols predecessors the
+  //! one (32 / cols - 1 - l / cols) tiles before the newest; predecessors are `stride` tiles apart
+  //! (1 along a flat array, one round of chains for the column kernel). Every lane returns the fold
+  //! of its channel from the nearest published prefix up to the tile's predecessor. Exact
+  //! operators may walk several windows back, folding whole windows of aggregates; other operators
+  //! wait until every channel sees a prefix inside the first window and fold left from it, so the
+  //! result is the same left fold whichever prefix was found. The first tile of every chain must
+  //! publish a prefix.
   template <bool Exact, class Op>
-  FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int channels = 1,
-                                       int channel = 0) const {
+  FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
+                                       int channels = 1, int first_channel = 0) const {
     const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int c = lane & (cols - 1);
+    const int groups = 32 / cols;
+    const int g = lane / cols;
+    unsigned channel_lanes = 0u;  // lanes of channel 0; channel c's are these shifted by c
+    for (int i = 0; i < 32; i += cols) {
+      channel_lanes |= 1u << i;
+    }
     Acc later{};
+    Acc result{};
     bool have_later = false;
-    std::int64_t newest = tile - stride;
-    for (;;) {
-      const std::int64_t pred = newest - (31 - lane) * stride;
+    bool done = false;
+    for (std::int64_t newest = tile - stride;; newest -= groups * stride) {
+      const std::int64_t pred = newest - (groups - 1 - g) * stride;
       word w{};
       unsigned s = tile_prefix;
+      unsigned prefixes;
       for (;;) {
-        if (pred >= 0) {
-          load_volatile(at(pred, channels, channel), w);
+        if (pred >= 0 && !done) {
+          load_volatile(at(pred, channels, first_channel + c), w);
           s = codec::status(w);
         }
-        if (!__any_sync(full_warp_mask, s == tile_empty) &&
-            (Exact || __any_sync(full_warp_mask, s == tile_prefix && pred >= 0))) {
+        prefixes = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
+        bool ready = s != tile_empty;
+        if constexpr (!Exact) {
+          ready = ready && (done || ((prefixes >> c) & channel_lanes) != 0u);
+        }
+        if (__all_sync(full_warp_mask, ready)) {
           break;
         }
         __nanosleep(20);
       }
+      const unsigned mine = (prefixes >> c) & channel_lanes;
+      const int p = mine != 0u ? (31 - __clz(static_cast<int>(mine))) / cols : -1;
       const Acc v = codec::value(w);
-      const unsigned pmask = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
-      if (pmask != 0u) {
-        const int p = 31 - __clz(static_cast<int>(pmask));
-        const Acc acc = fold_window<Exact>(v, p, op);
-        return have_later ? op(acc, later) : acc;
-      }
+      Acc acc{};
       if constexpr (Exact) {
-        const Acc whole = fold_window<true>(v, 0, op);
-        later = have_later ? op(whole, later) : whole;
-        have_later = true;
-        newest -= 32 * stride;
+        // Log-depth segmented scan over the groups of each channel; the last group holds the fold
+        // from the nearest prefix (or from the oldest group when there is none).
+        flagged<Acc> f{v, g == p};
+        const segmented_op<Op> seg{op};
+        for (int d = 1; d < groups; d *= 2) {
+          const flagged<Acc> up = shuffle_up(f, static_cast<unsigned>(d * cols));
+          if (g >= d) {
+            f = seg(up, f);
+          }
+        }
+        acc = shuffle_idx(f.value, (groups - 1) * cols + c);
+      } else {
+        for (int j = 0; j < groups; ++j) {
+          const Acc x = shuffle_idx(v, j * cols + c);
+          if (j == p) {
+            acc = x;
+          } else if (j > p) {
+            acc = op(acc, x);
+          }
+        }
+      }
+      if (!done) {
+        if (p >= 0) {
+          result = have_later ? op(acc, later) : acc;
+          done = true;
+        } else {
+          later = have_later ? op(acc, later) : acc;
+          have_later = true;
+        }
+      }
+      if (__all_sync(full_warp_mask, done)) {
+        return result;
       }
     }
   }

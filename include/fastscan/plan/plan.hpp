@@ -6,6 +6,7 @@
 #include <fastscan/plan/policy.hpp>
 #include <fastscan/shape.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -136,59 +137,68 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     const std::int64_t col_groups = detail::ceil_div(shape.inner, p.vec);
     const int want_x = detail::next_pow2(col_groups);
     const int want_y = detail::next_pow2(detail::ceil_div(shape.len, p.items));
-    // Column partials [lanes_y][tile_cols], the look-back carry and a flag per column.
+    // Column totals per warp row [warp_rows][tile_cols], per column the tile total, the look-back
+    // carry and a flag, then the warps' exchange slices (device/column_scan.cuh).
     auto smem = [&](int ly, int lx) {
       const auto cols = static_cast<std::size_t>(lx) * p.vec;
-      return detail::align16(static_cast<std::size_t>(ly) * cols * types.acc_bytes) +
-             detail::align16(cols * types.acc_bytes) + detail::align16(cols) +
-             static_cast<std::size_t>(lx * ly / 32) * types.exchange_bytes_per_warp;
+      const auto warp_rows = static_cast<std::size_t>(lx >= 32 ? ly : ly * lx / 32);
+      return detail::align16(warp_rows * cols * types.acc_bytes) + 2 * detail::align16(cols * types.acc_bytes) +
+             detail::align16(cols) + static_cast<std::size_t>(lx * ly / 32) * types.exchange_bytes_per_warp;
     };
-    // Largest block (from policy::column_threads down to one warp) that still gives
-    // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
-    for (int threads = policy::column_threads;; threads /= 2) {
-      // A warp across the columns reads 32 whole 16-byte vectors of a row: wider blocks go down
-      // the scan axis, so per-tile look-back state stays small next to the tile's data.
-      int lanes_x = want_x < 32 ? want_x : 32;
-      int lanes_y = threads / lanes_x;
-      if (lanes_y > want_y) {
-        lanes_y = want_y;
-        lanes_x = want_x < threads / lanes_y ? want_x : threads / lanes_y;
-      }
-      while (lanes_x * lanes_y < 32) {  // every block holds whole warps: widen where work remains
-        if (lanes_x < want_x) {
-          lanes_x *= 2;
-        } else {
-          lanes_y *= 2;
+    // Tiles that look back are at most policy::column_packed_max_cols wide when the accumulator
+    // has a packed form: narrower tiles make more chains and keep the one-round-trip look-back.
+    const int packed_lanes_x = std::max(1, policy::column_packed_max_cols(types.in_bytes) / p.vec);
+    for (int max_lanes_x = 1 << 30;; max_lanes_x = packed_lanes_x) {
+      const int cap_x = want_x < max_lanes_x ? want_x : max_lanes_x;
+      // Largest block (from policy::column_threads down to one warp) that still gives
+      // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
+      for (int threads = policy::column_threads;; threads /= 2) {
+        // A warp across the columns reads 32 whole 16-byte vectors of a row: wider blocks go down
+        // the scan axis, so per-tile look-back state stays small next to the tile's data.
+        int lanes_x = cap_x < 32 ? cap_x : 32;
+        int lanes_y = threads / lanes_x;
+        if (lanes_y > want_y) {
+          lanes_y = want_y;
+          lanes_x = cap_x < threads / lanes_y ? cap_x : threads / lanes_y;
+        }
+        while (lanes_x * lanes_y < 32) {  // every block holds whole warps: widen where work remains
+          if (lanes_x < cap_x) {
+            lanes_x *= 2;
+          } else {
+            lanes_y *= 2;
+          }
+        }
+        while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_y > 1 && lanes_x * lanes_y > 32) {
+          lanes_y /= 2;
+        }
+        while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
+          lanes_x /= 2;
+        }
+        p.lanes_x = lanes_x;
+        p.lanes_y = lanes_y;
+        p.block_threads = lanes_x * lanes_y;
+        p.tile_items = std::int64_t{lanes_y} * p.items;
+        p.tile_cols = std::int64_t{lanes_x} * p.vec;
+        p.col_chunks = detail::ceil_div(shape.inner, p.tile_cols);
+        p.len_tiles = detail::ceil_div(shape.len, p.tile_items);
+        const std::int64_t chains = shape.outer * p.col_chunks;
+        p.num_tiles = chains > max_numel / p.len_tiles ? max_numel : chains * p.len_tiles;
+        // Stop at enough tiles, at one warp, or before a column needs more tiles than one look-back
+        // window (32): a longer chain costs more in look-back latency than the smaller tiles gain.
+        if (threads <= 32 || p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count ||
+            p.len_tiles > 16) {
+          break;
         }
       }
-      while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_y > 1 && lanes_x * lanes_y > 32) {
-        lanes_y /= 2;
-      }
-      while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
-        lanes_x /= 2;
-      }
-      p.lanes_x = lanes_x;
-      p.lanes_y = lanes_y;
-      p.block_threads = lanes_x * lanes_y;
-      p.tile_items = std::int64_t{lanes_y} * p.items;
-      p.tile_cols = std::int64_t{lanes_x} * p.vec;
-      p.col_chunks = detail::ceil_div(shape.inner, p.tile_cols);
-      p.len_tiles = detail::ceil_div(shape.len, p.tile_items);
-      const std::int64_t chains = shape.outer * p.col_chunks;
-      p.num_tiles = chains > max_numel / p.len_tiles ? max_numel : chains * p.len_tiles;
-      // Stop at enough tiles, at one warp, or before a column needs more tiles than one look-back
-      // window (32): a longer chain costs more in look-back latency than the smaller tiles gain.
-      if (threads <= 32 || p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count ||
-          p.len_tiles > 16) {
+      p.lookback = p.len_tiles > 1;
+      if (!p.lookback || types.word_bytes == 0 || p.lanes_x <= packed_lanes_x || max_lanes_x == packed_lanes_x) {
         break;
       }
     }
     p.smem_bytes = smem(p.lanes_y, p.lanes_x);
-    p.lookback = p.len_tiles > 1;
-    // Narrow tiles look back through packed per-column words (statuses and values in one round
-    // trip); wide tiles through one status word per tile and separate per-column payloads, which
-    // keeps the state to zero small.
-    p.packed_columns = p.lookback && types.word_bytes != 0 && p.tile_cols <= policy::column_packed_max_cols;
+    // Tiles look back through packed per-column words (statuses and values in one round trip);
+    // accumulators without a packed form through one status word per tile and per-column payloads.
+    p.packed_columns = p.lookback && types.word_bytes != 0 && p.lanes_x <= packed_lanes_x;
     if (p.packed_columns) {
       p.zero_bytes = p.temp_bytes =
           16 + static_cast<std::size_t>(p.num_tiles) * static_cast<std::size_t>(p.tile_cols) * types.word_bytes;

@@ -36,12 +36,18 @@ constexpr int column_items(std::size_t in_bytes, std::size_t acc_bytes) {
   return in_bytes >= 8 && acc_bytes >= 16 ? 4 : 8;
 }
 constexpr int column_threads = 256;
-//! Register cap for the column kernel, as for the rows (uncapped, cummax int64 took 238).
+//! Register cap for the column kernel, as for the rows (uncapped, cummax int64 took 238). One
+//! block per SM for 16-byte accumulators removes their spills (ncu: 3.5 M local requests on
+//! [1, 256, 65536] int64 cummax) but measured 1.2 - 1.5x slower on the 2^24 axis-0 splits.
 constexpr int column_min_blocks_per_sm = 2;
 constexpr int column_min_tiles_per_sm = 2;
-//! Widest tile (in columns) whose look-back uses packed per-column words; wider tiles use a status
-//! word per tile plus payloads (fewer bytes of state to zero).
-constexpr int column_packed_max_cols = 16;
+//! Widest tile (in columns) of a column plan that looks back, when the accumulator has a packed
+//! (value, status) word: each column's look-back is then one round trip per window. 16 columns
+//! (at least 32 bytes of a row, one sector); wider tiles with status word plus payloads took
+//! twice as long on [1, 262144, 64] int64 (606 against 137 us for the best split, H200).
+constexpr int column_packed_max_cols(std::size_t in_bytes) {
+  return 32 / static_cast<int>(in_bytes) > 16 ? 32 / static_cast<int>(in_bytes) : 16;
+}
 
 //! Dynamic shared memory a plan may use without opting in.
 constexpr std::size_t smem_budget = 48 * 1024;
