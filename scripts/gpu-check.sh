@@ -45,6 +45,8 @@ case "${1:-all}" in
       --benchmark_out="$out/bench.json" --benchmark_out_format=json 2>&1 | tee "$out/bench.log" |
       grep -E "^device" || true
     python3 bench/summarize.py "$out/bench.json" | tee "$out/bench.md"
+    # The split plot, where matplotlib is installed.
+    python3 bench/plot_splits.py "$out/bench.json" "$out/splits.png" 2>/dev/null || echo "(no split plot: matplotlib missing or no split cases)"
     ;;
   all)
     "$0" test
