@@ -30,7 +30,7 @@ case "${1:-all}" in
   sanitize)
     # Every kernel and path (row and column kernels, look-back, exchange, block scans) on one type
     # per operator and the generic tests; the full type sweep would take hours under the tools.
-    cases='[collective],[generic],[validation]~[large],cummax and cummin reproduce the framework examples'
+    cases='[collective],[generic],[lookback],[validation]~[large],cummax and cummin reproduce the framework examples'
     cases+=',cummax and cummin match the framework rule on edge shapes - float'
     cases+=',cumsum into the same type - std::int32_t,cumsum into the same type - __half'
     for tool in memcheck racecheck synccheck; do

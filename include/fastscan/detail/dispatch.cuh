@@ -7,6 +7,8 @@
 #include <fastscan/plan/plan.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
@@ -45,10 +47,26 @@ inline cudaError_t query_device(device_limits& dev) {
 //! A shape with no elements (negative extents are reported by the solver).
 inline bool is_empty(Shape3 s) { return s.outer <= 0 || s.len <= 0 || s.inner <= 0; }
 
-template <class Acc, bool = has_packed_form<Acc>::value>
-struct packed_word_bytes : std::integral_constant<std::size_t, sizeof(typename packed_codec<Acc>::word)> {};
-template <class Acc>
-struct packed_word_bytes<Acc, false> : std::integral_constant<std::size_t, 0> {};
+//! A fresh tile-state tag for each call (62 bits, never 0): a per-process seed from the clock and
+//! an address, plus a call counter. Tags of one process never repeat, and whatever else the temp
+//! storage may hold (another process's state, unrelated data) matches a tag with probability 2^-62
+//! per word.
+inline unsigned long long next_tile_tag() {
+  static std::atomic<unsigned long long> counter{[] {
+    static const int anchor = 0;
+    unsigned long long z = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                           (static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&anchor)) << 20);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finalizer
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }()};
+  for (;;) {
+    const unsigned long long tag = counter.fetch_add(1, std::memory_order_relaxed) & ((1ull << 62) - 1);
+    if (tag != 0) {
+      return tag;
+    }
+  }
+}
 
 //! Everything about launching one problem type.
 template <class Problem>
@@ -60,10 +78,9 @@ struct dispatch {
   static constexpr int row_items = policy::row_items(sizeof(input_t));
   static constexpr int column_items = policy::column_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
-  static constexpr bool packed = has_packed_form<acc_t>::value;
 
   static scan_types types() {
-    return {sizeof(input_t), sizeof(acc_t), packed_word_bytes<acc_t>::value, sizeof(flagged<acc_t>),
+    return {sizeof(input_t), sizeof(acc_t), tile_word_bytes<acc_t>, sizeof(flagged<acc_t>),
             warp_exchange_bytes()};
   }
 
@@ -91,42 +108,41 @@ struct dispatch {
     if (p.kind == strategy::empty) {
       return cudaSuccess;
     }
+    // Tile state for the look-back: a fresh tag (one launch, nothing to zero) when every tile has
+    // its own block; zeroed, with a tile counter, when blocks loop over tiles or the stream is being
+    // captured into a graph (every replay of a graph would reuse the captured tag).
+    unsigned long long* counter = nullptr;
+    unsigned long long tag = 0;
+    void* words = nullptr;
     if (p.lookback) {
-      const cudaError_t err = cudaMemsetAsync(d_temp, 0, p.zero_bytes, stream);
+      cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+      cudaError_t err = cudaStreamIsCapturing(stream, &capture);
       if (err != cudaSuccess) {
         return err;
       }
+      if (capture == cudaStreamCaptureStatusNone && p.grid == p.num_tiles) {
+        tag = next_tile_tag();
+      } else {
+        err = cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
+        if (err != cudaSuccess) {
+          return err;
+        }
+        counter = static_cast<unsigned long long*>(d_temp);
+      }
+      words = static_cast<unsigned char*>(d_temp) + 16;
     }
-    auto* counter = static_cast<unsigned long long*>(d_temp);
-    auto* after_counter = static_cast<unsigned char*>(d_temp) + 16;
     if (p.kind == strategy::rows) {
-      if constexpr (packed) {
+      if constexpr (sizeof(input_t) <= policy::row_max_in_bytes) {
         const row_scan_params params{shape.outer * shape.len, shape.len, p.tile_items, p.num_tiles, p.lookback,
-                                     counter, after_counter};
+                                     counter, words, tag};
         row_scan_kernel<row_items, exact, Problem>
             <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
       }
     } else {
-      const std::size_t status_bytes = p.zero_bytes;
-      const std::size_t payload = static_cast<std::size_t>(p.num_tiles) * p.tile_cols * sizeof(acc_t);
-      auto* bytes = static_cast<unsigned char*>(d_temp);
-      const column_scan_params params{shape.outer,
-                                      shape.len,
-                                      shape.inner,
-                                      p.tile_items,
-                                      p.tile_cols,
-                                      p.col_chunks,
-                                      shape.outer * p.col_chunks,
-                                      p.num_tiles,
-                                      p.lanes_x,
-                                      p.lanes_y,
-                                      p.lookback,
-                                      p.packed_columns,
-                                      counter,
-                                      p.lookback ? reinterpret_cast<unsigned*>(after_counter) : nullptr,
-                                      p.packed_columns ? after_counter : nullptr,
-                                      p.lookback ? bytes + status_bytes : nullptr,
-                                      p.lookback ? bytes + status_bytes + payload : nullptr};
+      const column_scan_params params{shape.outer, shape.len,  shape.inner, p.tile_items,
+                                      p.tile_cols, p.col_chunks, shape.outer * p.col_chunks,
+                                      p.num_tiles, p.lanes_x,   p.lanes_y,   p.lookback,
+                                      counter,     words,       tag};
       column_scan_kernel<column_items, column_vec, exact, Problem>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     }

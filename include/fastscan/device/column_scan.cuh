@@ -5,9 +5,10 @@
 //! lanes_x threads across the columns (VEC columns each, so a warp reads whole 16-byte vectors of a
 //! row) and lanes_y threads down the rows (ITEMS rows each). Each column is scanned down the tile
 //! by shuffles between the thread rows of a warp and a fold over the warp rows in shared memory
-//! (two barriers), and tiles further down the same columns look back through a multi-channel
-//! tile state (packed per-column words, or a status word per tile and per-column values). Tile ids run len-tile-major, so a tile's predecessor was issued a whole
-//! round of (outer x column-chunk) tiles earlier and is usually complete when it is needed.
+//! (two barriers), and tiles further down the same columns look back through the tile state with
+//! one channel per column (every warp looks back for its share of the tile's columns at once).
+//! Tile ids run len-tile-major, so a tile's predecessor was issued a whole round of
+//! (outer x column-chunk) tiles earlier and is usually complete when it is needed.
 #pragma once
 
 #include <fastscan/detail/vector_io.cuh>
@@ -28,12 +29,9 @@ struct column_scan_params {
   std::int64_t num_tiles;
   int lanes_x, lanes_y;
   bool lookback;  //!< len spans more than one tile
-  bool packed;    //!< tile state is one packed (value, status) word per column (narrow tiles)
-  unsigned long long* tile_counter;
-  unsigned* status;
-  void* status_words;  //!< packed per-column words (when `packed`)
-  void* aggregates;
-  void* prefixes;
+  unsigned long long* tile_counter;  //!< zeroed tile counter, or null: tile = block index
+  void* tile_words;                  //!< tile state (tile_state<Acc>, a channel per column)
+  unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
 };
 
 FASTSCAN_HD constexpr std::size_t smem_align16(std::size_t v) { return (v + 15) / 16 * 16; }
@@ -44,14 +42,13 @@ FASTSCAN_HD constexpr int column_warp_rows(int lanes_x, int lanes_y) {
 }
 
 //! Shared memory of the column kernel: the column totals of each warp row [warp_rows][tile_cols],
-//! then per column the tile total (later the prefix from the look-back), the look-back carry and a
-//! has-prefix flag; the warps' exchange slices follow at this offset. plan.hpp sizes the same
-//! layout from byte counts.
+//! then per column the tile total (later the prefix from the look-back) and a has-prefix flag; the
+//! warps' exchange slices follow at this offset. plan.hpp sizes the same layout from byte counts.
 template <class Acc>
 FASTSCAN_HD std::size_t column_scan_exchange_offset(int lanes_x, int lanes_y, int tile_cols) {
   const auto cols = static_cast<std::size_t>(tile_cols);
   return smem_align16(static_cast<std::size_t>(column_warp_rows(lanes_x, lanes_y)) * cols * sizeof(Acc)) +
-         2 * smem_align16(cols * sizeof(Acc)) + smem_align16(cols);
+         smem_align16(cols * sizeof(Acc)) + smem_align16(cols);
 }
 
 //! Where one thread's part of a column tile lies.
@@ -97,7 +94,7 @@ FASTSCAN_DEVICE uint4* column_exchange(const column_scan_params& p, unsigned cha
 
 template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_params& p, std::int64_t tile,
-                                      unsigned char* smem, int& nearest_prefix) {
+                                      unsigned char* smem) {
   using input_t = typename Problem::input_t;
   using acc_t = typename Problem::acc_t;
   const int tid = static_cast<int>(threadIdx.x);
@@ -169,18 +166,10 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   const int last_ty = static_cast<int>(((tile_rows_left < p.tile_rows ? tile_rows_left : p.tile_rows) - 1) / ITEMS);
   const int last_wy = last_ty / rows_per_warp;
   acc_t before_lane[VEC];
-  for (int d = 1; d < rows_per_warp; d *= 2) {
 #pragma unroll
-    for (int v = 0; v < VEC; ++v) {
-      const acc_t up = shuffle_up(total[v], static_cast<unsigned>(d * p.lanes_x));
-      if (yl >= d) {
-        total[v] = prob.op(up, total[v]);
-      }
-    }
-  }
-  if (rows_per_warp > 1) {
-#pragma unroll
-    for (int v = 0; v < VEC; ++v) {
+  for (int v = 0; v < VEC; ++v) {
+    total[v] = warp_strided_inclusive_scan(total[v], prob.op, p.lanes_x);
+    if (rows_per_warp > 1) {
       before_lane[v] = shuffle_up(total[v], static_cast<unsigned>(p.lanes_x));
     }
   }
@@ -188,9 +177,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   const std::size_t warp_rows = static_cast<std::size_t>(column_warp_rows(p.lanes_x, p.lanes_y));
   acc_t* const warp_totals = reinterpret_cast<acc_t*>(smem);
   acc_t* const totals = reinterpret_cast<acc_t*>(smem + smem_align16(warp_rows * tile_cols * sizeof(acc_t)));
-  acc_t* const carry = reinterpret_cast<acc_t*>(reinterpret_cast<unsigned char*>(totals) +
-                                                smem_align16(static_cast<std::size_t>(tile_cols) * sizeof(acc_t)));
-  bool* const has_prefix = reinterpret_cast<bool*>(reinterpret_cast<unsigned char*>(carry) +
+  bool* const has_prefix = reinterpret_cast<bool*>(reinterpret_cast<unsigned char*>(totals) +
                                                    smem_align16(static_cast<std::size_t>(tile_cols) * sizeof(acc_t)));
   if (ty == (wy * rows_per_warp + rows_per_warp - 1 < last_ty ? wy * rows_per_warp + rows_per_warp - 1 : last_ty)) {
 #pragma unroll
@@ -210,110 +197,30 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   }
   __syncthreads();
 
-  // Publish the column totals, then look back for the prefix of the tile's columns.
-  if constexpr (has_packed_form<acc_t>::value) {
-    if (p.lookback && p.packed) {
-      // One packed word per column (at most 32 columns): the warps share the columns, and each
-      // looks back for its columns at once (window polls of one round trip, 32 / columns deep).
-      const packed_tile_state<acc_t> state{static_cast<typename packed_tile_state<acc_t>::word*>(p.status_words)};
-      const int warps = nthreads / 32;
-      const int per_warp = tile_cols >= warps ? tile_cols / warps : 1;
-      const int first_col = (tid / 32) * per_warp;
-      const int c = first_col + (lane & (per_warp - 1));
-      if (first_col < tile_cols && lane < per_warp) {
-        state.publish(tile, totals[c], first_tile ? tile_prefix : tile_aggregate, tile_cols, c);
-      }
-      if (!first_tile && first_col < tile_cols) {
-        const acc_t before =
-            state.template exclusive_prefix<Exact>(tile, prob.op, p.chains, per_warp, tile_cols, first_col);
-        if (lane < per_warp) {
-          state.publish(tile, prob.op(before, totals[c]), tile_prefix, tile_cols, c);
-          totals[c] = before;
-        }
-      }
+  // Publish the column totals, then look back for the prefix of the tile's columns: the warps
+  // share the columns (at most 32, plan.hpp), and each looks back for its columns at once (window
+  // polls of one round trip, 32 / columns deep).
+  if (p.lookback) {
+    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
+    const int warps = nthreads / 32;
+    const int per_warp = tile_cols >= warps ? tile_cols / warps : 1;
+    const int first_col = (tid / 32) * per_warp;
+    const int c = first_col + (lane & (per_warp - 1));
+    if (first_col < tile_cols && lane < per_warp) {
+      state.publish(tile, totals[c], first_tile ? tile_prefix : tile_aggregate, tile_cols, c);
     }
-  }
-  const bool payload = p.lookback && !p.packed;
-  if (payload && k + 1 < (p.len + p.tile_rows - 1) / p.tile_rows) {
-    acc_t* const out = static_cast<acc_t*>(first_tile ? p.prefixes : p.aggregates) + tile * p.tile_cols;
-    for (int c = tid; c < tile_cols; c += nthreads) {
-      out[c] = totals[c];
-    }
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) {
-      store_volatile(p.status + tile, first_tile ? tile_prefix : tile_aggregate);
-    }
-  }
-  if (payload && !first_tile) {
-    const acc_t* const pre = static_cast<const acc_t*>(p.prefixes);
-    const acc_t* const agg = static_cast<const acc_t*>(p.aggregates);
-    // Windows of the 32 nearest predecessors down the same columns (lane 31 the newest). Exact
-    // operators fold whole windows of aggregates and move on; others wait until the window holds a
-    // prefix, so the fold always starts from a prefix and its order never changes.
-    for (std::int64_t newest = tile - p.chains, window = 0;; newest -= 32 * p.chains, ++window) {
-      if (tid < 32) {
-        const std::int64_t pred = newest - (31 - tid) * p.chains;
-        unsigned s = tile_prefix;
-        for (;;) {
-          if (pred >= 0) {
-            s = load_volatile(p.status + pred);
-          }
-          if (!__any_sync(full_warp_mask, s == tile_empty) &&
-              (Exact || __any_sync(full_warp_mask, s == tile_prefix && pred >= 0))) {
-            break;
-          }
-          __nanosleep(20);
-        }
-        const unsigned pmask = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
-        if (tid == 0) {
-          nearest_prefix = pmask != 0u ? 31 - __clz(static_cast<int>(pmask)) : -1;
-        }
-        __threadfence();
+    if (!first_tile && first_col < tile_cols) {
+      const acc_t before =
+          state.template exclusive_prefix<Exact>(tile, prob.op, p.chains, per_warp, tile_cols, first_col);
+      if (lane < per_warp) {
+        state.publish(tile, prob.op(before, totals[c]), tile_prefix, tile_cols, c);
+        totals[c] = before;
       }
-      __syncthreads();
-      const int pl = nearest_prefix;
-      const int from = pl < 0 ? 0 : pl;
-      for (int c = tid; c < tile_cols; c += nthreads) {
-        const std::int64_t oldest = newest - 31 * p.chains;
-        acc_t acc = (pl < 0 ? agg : pre)[(oldest + from * p.chains) * p.tile_cols + c];
-        // Loads go out eight at a time so their latencies overlap.
-        for (int l0 = from + 1; l0 < 32; l0 += 8) {
-          acc_t batch[8];
-#pragma unroll
-          for (int j = 0; j < 8; ++j) {
-            if (l0 + j < 32) {
-              batch[j] = agg[(oldest + (l0 + j) * p.chains) * p.tile_cols + c];
-            }
-          }
-#pragma unroll
-          for (int j = 0; j < 8; ++j) {
-            if (l0 + j < 32) {
-              acc = prob.op(acc, batch[j]);
-            }
-          }
-        }
-        carry[c] = window == 0 ? acc : prob.op(acc, carry[c]);
-      }
-      __syncthreads();
-      if (pl >= 0) {
-        break;
-      }
-    }
-    for (int c = tid; c < tile_cols; c += nthreads) {
-      const acc_t before = carry[c];
-      static_cast<acc_t*>(p.prefixes)[tile * p.tile_cols + c] = prob.op(before, totals[c]);
-      totals[c] = before;
-    }
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) {
-      store_volatile(p.status + tile, tile_prefix);
     }
   }
   __syncthreads();
 
-  // The thread's prefix: look-back carry, then the warp rows above, then the lanes above.
+  // The thread's prefix: prefix from the look-back, then the warp rows above, then the lanes above.
   acc_t running[VEC];
   bool has_running[VEC];
 #pragma unroll
@@ -379,9 +286,8 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
 template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_KERNEL __launch_bounds__(policy::column_threads, policy::column_min_blocks_per_sm) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  __shared__ int nearest_prefix;
-  for_each_tile(p.lookback, p.tile_counter, p.num_tiles,
-                [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem, nearest_prefix); });
+  for_each_tile(p.tile_counter, p.num_tiles,
+                [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem); });
 }
 
 }  // namespace detail

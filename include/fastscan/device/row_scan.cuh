@@ -23,15 +23,16 @@ struct row_scan_params {
   std::int64_t tile_items;  //!< blockDim.x * ITEMS
   std::int64_t num_tiles;
   bool lookback;            //!< false when every tile starts at a row head (or there is one tile)
-  unsigned long long* tile_counter;  //!< dynamic tile ids, so a predecessor is always scheduled first
-  void* tile_words;                 //!< packed tile state, one word per tile
+  unsigned long long* tile_counter;  //!< zeroed tile counter, or null: tile = block index
+  void* tile_words;                  //!< tile state (tile_state<Acc>, one channel per tile)
+  unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
 };
 
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
 //! precedes its first element (none when the tile starts at a row head).
 template <bool Exact, class Acc, class Op>
 struct row_tile_prefix {
-  packed_tile_state<Acc> state;
+  tile_state<Acc> state;
   std::int64_t tile;
   bool starts_at_head;
   bool enabled;
@@ -138,7 +139,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   }
 
   block_scan<item_t> scan(smem, static_cast<int>(blockDim.x), 1);
-  row_tile_prefix<Exact, acc_t, op_t> hook{{static_cast<typename packed_tile_state<acc_t>::word*>(p.tile_words)},
+  row_tile_prefix<Exact, acc_t, op_t> hook{{static_cast<ulonglong2*>(p.tile_words), p.tag},
                                            tile,
                                            tile_base % p.len == 0,
                                            p.lookback,
@@ -183,7 +184,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
 template <int ITEMS, bool Exact, class Problem>
 FASTSCAN_KERNEL __launch_bounds__(policy::row_threads_max, policy::row_min_blocks_per_sm) void row_scan_kernel(Problem prob, row_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile(p.lookback, p.tile_counter, p.num_tiles, [&](std::int64_t tile) { row_scan_tile<ITEMS, Exact>(prob, p, tile, smem); });
+  for_each_tile(p.tile_counter, p.num_tiles, [&](std::int64_t tile) { row_scan_tile<ITEMS, Exact>(prob, p, tile, smem); });
 }
 
 }  // namespace detail

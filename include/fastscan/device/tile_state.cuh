@@ -4,12 +4,15 @@
 //!
 //! Every tile publishes its aggregate (status `aggregate`) as soon as it has reduced its inputs,
 //! and its inclusive prefix (status `prefix`) once it knows it. A successor looks back over a
-//! window of 32 predecessors at a time, one per lane, and folds the aggregates newer than the
-//! nearest published prefix. Two storage forms share that protocol:
-//! - packed: value and status in one 8- or 16-byte word per channel, published by one store;
-//! - payload (column kernel, wide tiles and accumulators above 12 bytes): a status word per tile
-//!   plus per-column values, made visible by a fence before the status store.
-//! Status 0 means "not yet published", so the state is made ready by zeroing it.
+//! window of predecessors at a time, one per lane, and folds the aggregates newer than the nearest
+//! published prefix.
+//!
+//! Storage: per tile and channel, the accumulator is cut into 8-byte parts, each carried by one
+//! 16-byte word {part, tag << 2 | status}, published by one store. A word counts only when its tag
+//! is the call's tag and every part of the channel shows the same status, so a reader never mixes
+//! parts of two publications. With a fresh 62-bit tag per call (dispatch.cuh), whatever the temp
+//! storage held before (earlier calls, other data) reads as "not yet published": one kernel launch,
+//! no zeroing pass. Tag 0 is the zeroed-state mode (stream capture, grid-stride plans).
 #pragma once
 
 #include <fastscan/ops/value_index.cuh>
@@ -23,113 +26,84 @@ namespace detail {
 
 enum tile_status : unsigned { tile_empty = 0, tile_aggregate = 1, tile_prefix = 2 };
 
-//! Word layout of the packed form for a generic accumulator of at most 12 bytes.
-template <class Acc>
-struct packed_codec {
-  static_assert(sizeof(Acc) <= 12, "packed tile state holds accumulators of at most 12 bytes");
-  struct layout {
-    Acc value;
-    unsigned status;
-  };
-  using word = std::conditional_t<(sizeof(layout) <= 8), unsigned long long, ulonglong2>;
-
-  static FASTSCAN_HD word pack(const Acc& v, unsigned s) {
-    layout l{};
-    l.value = v;
-    l.status = s;
-    word w{};
-    memcpy(&w, &l, sizeof(l));
-    return w;
-  }
-  static FASTSCAN_HD unsigned status(const word& w) {
-    layout l;
-    memcpy(&l, &w, sizeof(l));
-    return l.status;
-  }
-  static FASTSCAN_HD Acc value(const word& w) {
-    layout l;
-    memcpy(&l, &w, sizeof(l));
-    return l.value;
-  }
-};
-
-//! (value, index) pairs: the status lives in the two low bits of the index word, since an index
-//! is below 2^62; so a 16-byte word carries value, index and status.
-template <class T>
-struct packed_codec<value_index<T>> {
-  static_assert(sizeof(T) <= 8, "value type of a value-index scan must be at most 8 bytes");
-  using word = ulonglong2;
-  static FASTSCAN_HD word pack(const value_index<T>& v, unsigned s) {
-    word w{0ull, 0ull};
-    memcpy(&w.x, &v.value, sizeof(T));
-    w.y = (static_cast<unsigned long long>(v.index) << 2) | s;
-    return w;
-  }
-  static FASTSCAN_HD unsigned status(const word& w) { return static_cast<unsigned>(w.y & 3ull); }
-  static FASTSCAN_HD value_index<T> value(const word& w) {
-    value_index<T> v;
-    memcpy(&v.value, &w.x, sizeof(T));
-    v.index = static_cast<std::int64_t>(w.y >> 2);
-    return v;
-  }
-};
-
-template <class Acc, class = void>
-struct has_packed_form : std::bool_constant<(sizeof(Acc) <= 12)> {};
-template <class T>
-struct has_packed_form<value_index<T>> : std::bool_constant<(sizeof(T) <= 8)> {};
-
-FASTSCAN_DEVICE void store_volatile(unsigned long long* p, unsigned long long w) {
-  asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
-}
 FASTSCAN_DEVICE void store_volatile(ulonglong2* p, ulonglong2 w) {
   asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w.x), "l"(w.y) : "memory");
-}
-FASTSCAN_DEVICE void load_volatile(const unsigned long long* p, unsigned long long& w) {
-  asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
 }
 FASTSCAN_DEVICE void load_volatile(const ulonglong2* p, ulonglong2& w) {
   asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w.x), "=l"(w.y) : "l"(p) : "memory");
 }
-FASTSCAN_DEVICE void store_volatile(unsigned* p, unsigned s) {
-  asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(p), "r"(s) : "memory");
-}
-FASTSCAN_DEVICE unsigned load_volatile(const unsigned* p) {
-  unsigned s;
-  asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(s) : "l"(p) : "memory");
-  return s;
-}
 
-//! Packed tile state: one word per tile and channel (the row scan has one channel, the column
-//! scan one per column of a tile).
+//! Words per channel and tile for an accumulator: one per 8 bytes.
 template <class Acc>
-struct packed_tile_state {
-  using codec = packed_codec<Acc>;
-  using word = typename codec::word;
-  word* words;
+constexpr int tile_parts = static_cast<int>((sizeof(Acc) + 7) / 8);
 
-  static constexpr std::size_t bytes_per_tile = sizeof(word);
+//! Bytes of tile state per channel and tile (plan.hpp sizes temp storage with it).
+template <class Acc>
+constexpr std::size_t tile_word_bytes = 16 * static_cast<std::size_t>(tile_parts<Acc>);
 
-  //! Word of `channel` of `tile` when each tile holds `channels` channels.
-  FASTSCAN_DEVICE word* at(std::int64_t tile, int channels, int channel) const {
-    return words + tile * channels + channel;
+//! The look-back state: `tile_parts<Acc>` words per tile and channel, tagged with the call's tag.
+template <class Acc>
+struct tile_state {
+  static_assert(std::is_trivially_copyable_v<Acc>, "scan accumulators must be trivially copyable");
+  static constexpr int parts = tile_parts<Acc>;
+  struct words {
+    ulonglong2 w[parts];
+  };
+  ulonglong2* base;
+  unsigned long long tag;  //!< below 2^62; 0 when the state was zeroed before the launch
+
+  FASTSCAN_DEVICE ulonglong2* at(std::int64_t tile, int channels, int channel) const {
+    return base + (tile * channels + channel) * parts;
   }
 
   FASTSCAN_DEVICE void publish(std::int64_t tile, const Acc& v, unsigned status, int channels = 1,
                                int channel = 0) const {
-    store_volatile(at(tile, channels, channel), codec::pack(v, status));
+    unsigned long long p[parts] = {};
+    memcpy(&p, &v, sizeof(Acc));
+    ulonglong2* const dst = at(tile, channels, channel);
+#pragma unroll
+    for (int j = 0; j < parts; ++j) {
+      store_volatile(dst + j, ulonglong2{p[j], (tag << 2) | status});
+    }
+  }
+
+  //! Reads a channel's words (all loads in flight at once) and returns their status: empty unless
+  //! every word carries this call's tag and the same status.
+  FASTSCAN_DEVICE unsigned read(std::int64_t tile, int channels, int channel, words& r) const {
+    const ulonglong2* const src = at(tile, channels, channel);
+#pragma unroll
+    for (int j = 0; j < parts; ++j) {
+      load_volatile(src + j, r.w[j]);
+    }
+    bool same = true;
+#pragma unroll
+    for (int j = 1; j < parts; ++j) {
+      same = same && r.w[j].y == r.w[0].y;
+    }
+    return same && (r.w[0].y >> 2) == tag ? static_cast<unsigned>(r.w[0].y & 3ull) : tile_empty;
+  }
+
+  static FASTSCAN_DEVICE Acc value(const words& r) {
+    unsigned long long p[parts];
+#pragma unroll
+    for (int j = 0; j < parts; ++j) {
+      p[j] = r.w[j].x;
+    }
+    Acc v;
+    memcpy(&v, &p, sizeof(Acc));
+    return v;
   }
 
   //! Warp-collective look-back over `cols` channels at once (a power of two, at most 32; 1 for a
   //! flat array): channels first_channel ... first_channel + cols - 1 of tiles that hold `channels`
-  //! each. Lane l serves channel first_channel + l % cols, and in each window of 32 / cols predecessors the
-  //! one (32 / cols - 1 - l / cols) tiles before the newest; predecessors are `stride` tiles apart
-  //! (1 along a flat array, one round of chains for the column kernel). Every lane returns the fold
-  //! of its channel from the nearest published prefix up to the tile's predecessor. Exact
-  //! operators may walk several windows back, folding whole windows of aggregates; other operators
-  //! wait until every channel sees a prefix inside the first window and fold left from it, so the
-  //! result is the same left fold whichever prefix was found. The first tile of every chain must
-  //! publish a prefix.
+  //! each. Lane l serves channel first_channel + l % cols, and in each window of 32 / cols
+  //! predecessors the one (32 / cols - 1 - l / cols) tiles before the newest; predecessors are
+  //! `stride` tiles apart (1 along a flat array, one round of chains for the column kernel). Every
+  //! lane returns the fold of its channel from the nearest published prefix up to the tile's
+  //! predecessor. Exact operators may walk several windows back, folding whole windows of
+  //! aggregates; other operators wait until every channel sees a prefix inside the first window and
+  //! fold left from it, so the result is the same left fold whichever prefix was found. The first
+  //! tile of every chain must publish a prefix.
   template <bool Exact, class Op>
   FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
                                        int channels = 1, int first_channel = 0) const {
@@ -147,13 +121,12 @@ struct packed_tile_state {
     bool done = false;
     for (std::int64_t newest = tile - stride;; newest -= groups * stride) {
       const std::int64_t pred = newest - (groups - 1 - g) * stride;
-      word w{};
+      words w{};
       unsigned s = tile_prefix;
       unsigned prefixes;
       for (;;) {
         if (pred >= 0 && !done) {
-          load_volatile(at(pred, channels, first_channel + c), w);
-          s = codec::status(w);
+          s = read(pred, channels, first_channel + c, w);
         }
         prefixes = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
         bool ready = s != tile_empty;
@@ -167,19 +140,12 @@ struct packed_tile_state {
       }
       const unsigned mine = (prefixes >> c) & channel_lanes;
       const int p = mine != 0u ? (31 - __clz(static_cast<int>(mine))) / cols : -1;
-      const Acc v = codec::value(w);
+      const Acc v = value(w);
       Acc acc{};
       if constexpr (Exact) {
-        // Log-depth segmented scan over the groups of each channel; the last group holds the fold
-        // from the nearest prefix (or from the oldest group when there is none).
-        flagged<Acc> f{v, g == p};
-        const segmented_op<Op> seg{op};
-        for (int d = 1; d < groups; d *= 2) {
-          const flagged<Acc> up = shuffle_up(f, static_cast<unsigned>(d * cols));
-          if (g >= d) {
-            f = seg(up, f);
-          }
-        }
+        // Segmented scan down each channel's groups; the last group holds the fold from the
+        // nearest prefix (or from the oldest group when there is none).
+        const flagged<Acc> f = warp_strided_inclusive_scan(flagged<Acc>{v, g == p}, segmented_op<Op>{op}, cols);
         acc = shuffle_idx(f.value, (groups - 1) * cols + c);
       } else {
         for (int j = 0; j < groups; ++j) {
@@ -207,13 +173,15 @@ struct packed_tile_state {
   }
 };
 
-//! Runs `tile_fn(tile)` for every tile this block gets. Tiles that look back come from `counter`
-//! in issue order, so every tile a block waits on is held by a running block; independent tiles
-//! come from a grid-stride loop, so shapes with more tiles than a grid holds still run.
+//! Runs `tile_fn(tile)` for every tile this block gets. With a `counter` (zeroed before the
+//! launch) tiles come from it in issue order, so every tile a block waits on is held by a running
+//! block, whatever the grid. Without one, tile = block index over a grid-stride loop: tiles that
+//! look back then need one block per tile, dispatched in block order as the hardware does (the
+//! assumption CUB's single-pass scan makes too).
 template <class TileFn>
-FASTSCAN_DEVICE void for_each_tile(bool ordered, unsigned long long* counter, std::int64_t num_tiles, TileFn&& tile_fn) {
+FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num_tiles, TileFn&& tile_fn) {
   __shared__ std::int64_t next_tile;
-  if (ordered) {
+  if (counter != nullptr) {
     for (;;) {
       if (threadIdx.x == 0) {
         next_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));

@@ -24,15 +24,14 @@ struct device_limits {
 struct scan_types {
   std::size_t in_bytes;     //!< input element
   std::size_t acc_bytes;    //!< accumulator (what the column kernel's tile state holds per column)
-  std::size_t word_bytes;   //!< packed tile-state word of the row kernel (8 or 16); 0: no packed
-                            //!< form, so rows go through the column kernel
+  std::size_t word_bytes;   //!< tile state per tile and channel (16 bytes per 8 of the accumulator)
   std::size_t flagged_bytes;  //!< accumulator with a segment-head flag (row kernel block scan)
   std::size_t exchange_bytes_per_warp = 0;  //!< row kernel: shared memory a warp's coalescing exchange takes
 };
 
 enum class strategy {
   empty,    //!< nothing to do
-  rows,     //!< inner == 1: flat segmented tiles over outer * len
+  rows,     //!< inner == 1, inputs up to 8 bytes: flat segmented tiles over outer * len
   columns,  //!< inner > 1: tiles of rows x contiguous columns, scanned down the columns
 };
 
@@ -50,10 +49,9 @@ struct plan {
   std::int64_t len_tiles = 0;  //!< tiles along len (columns) or along outer*len (rows)
   std::int64_t num_tiles = 0;  //!< blocks launched
   std::size_t smem_bytes = 0;  //!< dynamic shared memory per block
-  bool lookback = false;       //!< tiles depend on predecessors (needs zeroed tile state)
-  bool packed_columns = false; //!< columns: one packed (value, status) word per column and tile
-  std::size_t zero_bytes = 0;  //!< leading bytes of temp storage zeroed before the launch
-  std::size_t temp_bytes = 0;  //!< temp storage the launch needs (0 when none)
+  bool lookback = false;       //!< tiles depend on predecessors through the tile state
+  std::size_t temp_bytes = 0;  //!< temp storage: a 16-byte tile counter, then the tile state (0
+                               //!< when no tile looks back)
   std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
   Shape3 layout{0, 0, 0};      //!< the shape the kernels see (a len-1 scan is a copy: rows of 1)
   bool valid = true;           //!< false when the shape cannot be planned (see error)
@@ -109,7 +107,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     shape = Shape3{numel, 1, 1};  // every element is its own row
   }
   p.layout = shape;
-  if (shape.inner == 1 && types.word_bytes != 0) {
+  if (shape.inner == 1 && types.in_bytes <= policy::row_max_in_bytes) {
     p.kind = strategy::rows;
     p.items = policy::row_items(types.in_bytes);
     int threads = policy::row_threads_max;
@@ -128,7 +126,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     p.smem_bytes = detail::row_smem_bytes(threads, types);
     p.lookback = p.num_tiles > 1 && p.tile_items % shape.len != 0;
     if (p.lookback) {
-      p.zero_bytes = p.temp_bytes = 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes;
+      p.temp_bytes = 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes;
     }
   } else {
     p.kind = strategy::columns;
@@ -137,18 +135,18 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     const std::int64_t col_groups = detail::ceil_div(shape.inner, p.vec);
     const int want_x = detail::next_pow2(col_groups);
     const int want_y = detail::next_pow2(detail::ceil_div(shape.len, p.items));
-    // Column totals per warp row [warp_rows][tile_cols], per column the tile total, the look-back
-    // carry and a flag, then the warps' exchange slices (device/column_scan.cuh).
+    // Column totals per warp row [warp_rows][tile_cols], per column the tile total and a flag,
+    // then the warps' exchange slices (device/column_scan.cuh).
     auto smem = [&](int ly, int lx) {
       const auto cols = static_cast<std::size_t>(lx) * p.vec;
       const auto warp_rows = static_cast<std::size_t>(lx >= 32 ? ly : ly * lx / 32);
-      return detail::align16(warp_rows * cols * types.acc_bytes) + 2 * detail::align16(cols * types.acc_bytes) +
+      return detail::align16(warp_rows * cols * types.acc_bytes) + detail::align16(cols * types.acc_bytes) +
              detail::align16(cols) + static_cast<std::size_t>(lx * ly / 32) * types.exchange_bytes_per_warp;
     };
-    // Tiles that look back are at most policy::column_packed_max_cols wide when the accumulator
-    // has a packed form: narrower tiles make more chains and keep the one-round-trip look-back.
-    const int packed_lanes_x = std::max(1, policy::column_packed_max_cols(types.in_bytes) / p.vec);
-    for (int max_lanes_x = 1 << 30;; max_lanes_x = packed_lanes_x) {
+    // Tiles that look back are at most policy::column_lookback_max_cols wide: narrower tiles make
+    // more chains, and one warp looks back for all columns of a tile.
+    const int lookback_lanes_x = std::max(1, policy::column_lookback_max_cols(types.in_bytes) / p.vec);
+    for (int max_lanes_x = 1 << 30;; max_lanes_x = lookback_lanes_x) {
       const int cap_x = want_x < max_lanes_x ? want_x : max_lanes_x;
       // Largest block (from policy::column_threads down to one warp) that still gives
       // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
@@ -191,21 +189,14 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
         }
       }
       p.lookback = p.len_tiles > 1;
-      if (!p.lookback || types.word_bytes == 0 || p.lanes_x <= packed_lanes_x || max_lanes_x == packed_lanes_x) {
+      if (!p.lookback || p.lanes_x <= lookback_lanes_x || max_lanes_x == lookback_lanes_x) {
         break;
       }
     }
     p.smem_bytes = smem(p.lanes_y, p.lanes_x);
-    // Tiles look back through packed per-column words (statuses and values in one round trip);
-    // accumulators without a packed form through one status word per tile and per-column payloads.
-    p.packed_columns = p.lookback && types.word_bytes != 0 && p.lanes_x <= packed_lanes_x;
-    if (p.packed_columns) {
-      p.zero_bytes = p.temp_bytes =
+    if (p.lookback) {
+      p.temp_bytes =
           16 + static_cast<std::size_t>(p.num_tiles) * static_cast<std::size_t>(p.tile_cols) * types.word_bytes;
-    } else if (p.lookback) {
-      p.zero_bytes = detail::align16(16 + static_cast<std::size_t>(p.num_tiles) * sizeof(unsigned));
-      p.temp_bytes = p.zero_bytes + 2 * static_cast<std::size_t>(p.num_tiles) *
-                                        static_cast<std::size_t>(p.tile_cols) * types.acc_bytes;
     }
   }
   // More tiles than a grid holds: blocks loop over tiles (in issue order when they look back).

@@ -17,6 +17,9 @@ namespace policy {
 //! types (eight 16-byte loads in flight), 64 bytes for 2-byte and 32 bytes for 1-byte types,
 //! where more items would cost registers for the wider accumulators.
 constexpr int row_items(std::size_t in_bytes) { return in_bytes >= 8 ? 16 : 32; }
+//! Widest input the row kernel takes (its exchange holds at most 128 bytes per thread); rows of
+//! wider types go through the column kernel with one column.
+constexpr std::size_t row_max_in_bytes = 8;
 
 //! Row kernel block sizes: the solver starts from the largest and halves it while the problem
 //! would give fewer than `row_min_tiles_per_sm` tiles per multiprocessor (small problems are
@@ -41,11 +44,11 @@ constexpr int column_threads = 256;
 //! [1, 256, 65536] int64 cummax) but measured 1.2 - 1.5x slower on the 2^24 axis-0 splits.
 constexpr int column_min_blocks_per_sm = 2;
 constexpr int column_min_tiles_per_sm = 2;
-//! Widest tile (in columns) of a column plan that looks back, when the accumulator has a packed
-//! (value, status) word: each column's look-back is then one round trip per window. 16 columns
-//! (at least 32 bytes of a row, one sector); wider tiles with status word plus payloads took
-//! twice as long on [1, 262144, 64] int64 (606 against 137 us for the best split, H200).
-constexpr int column_packed_max_cols(std::size_t in_bytes) {
+//! Widest tile (in columns) of a column plan that looks back: every column's look-back is one
+//! round trip per window, all columns of a tile at once. 16 columns (at least 32 bytes of a row,
+//! one sector); wider tiles with a status word per tile and per-column payloads took twice as long
+//! on [1, 262144, 64] int64 (606 against 137 us for the best split, H200).
+constexpr int column_lookback_max_cols(std::size_t in_bytes) {
   return 32 / static_cast<int>(in_bytes) > 16 ? 32 / static_cast<int>(in_bytes) : 16;
 }
 

@@ -65,4 +65,20 @@ FASTSCAN_DEVICE T warp_inclusive_scan(T v, Op op, int width = 32) {
   return v;
 }
 
+//! Inclusive scan down interleaved chains of lanes: lane l is element l / stride of chain
+//! l % stride (`stride` a power of two; 32 or more leaves every lane alone). The column kernel scans
+//! down the thread rows of a warp with it, the look-back down the window groups of each channel.
+//! All 32 lanes must call it.
+template <class T, class Op>
+FASTSCAN_DEVICE T warp_strided_inclusive_scan(T v, Op op, int stride) {
+  const int pos = (static_cast<int>(threadIdx.x) & 31) / stride;
+  for (int d = 1; d * stride < 32; d *= 2) {
+    const T up = detail::shuffle_up(v, static_cast<unsigned>(d * stride));
+    if (pos >= d) {
+      v = op(up, v);
+    }
+  }
+  return v;
+}
+
 FASTSCAN_NAMESPACE_END
