@@ -78,7 +78,11 @@ FASTSCAN_DEVICE void store_run(It it, const T (&src)[N], int count) {
         C* dst = reinterpret_cast<C*>(it);
 #pragma unroll
         for (int i = 0; i < static_cast<int>(sizeof(T) * N / chunk); ++i) {
-          dst[i] = tmp[i];
+          if constexpr (chunk == 16) {
+            __stwb(dst + i, tmp[i]);  // one 16-byte store (a plain assignment was split into 8+4+4)
+          } else {
+            dst[i] = tmp[i];
+          }
         }
         return;
       }
