@@ -119,26 +119,24 @@ void check_graph_replays(const scan_case& c) {
   cudaStreamDestroy(stream);
 }
 
-}  // namespace
-
-TEST_CASE("the look-back ignores whatever the temp storage held", "[gpu][lookback]") {
+//! Runs `check(case, element)` for every look-back shape, cummax int64 and cumsum int32.
+template <class Check>
+void for_each_case(Check&& check) {
   for (const auto& s : lookback_shapes) {
     for (bool extreme : {true, false}) {
       CAPTURE(shape_name(s), extreme ? "cummax int64" : "cumsum int32");
-      const scan_case c{s, extreme};
-      if (extreme) check_stale_state<std::int64_t>(c);
-      else check_stale_state<std::int32_t>(c);
+      if (extreme) check(scan_case{s, extreme}, std::int64_t{});
+      else check(scan_case{s, extreme}, std::int32_t{});
     }
   }
 }
 
+}  // namespace
+
+TEST_CASE("the look-back ignores whatever the temp storage held", "[gpu][lookback]") {
+  for_each_case([](const scan_case& c, auto element) { check_stale_state<decltype(element)>(c); });
+}
+
 TEST_CASE("scans captured into a CUDA graph are right on every replay", "[gpu][lookback]") {
-  for (const auto& s : lookback_shapes) {
-    for (bool extreme : {true, false}) {
-      CAPTURE(shape_name(s), extreme ? "cummax int64" : "cumsum int32");
-      const scan_case c{s, extreme};
-      if (extreme) check_graph_replays<std::int64_t>(c);
-      else check_graph_replays<std::int32_t>(c);
-    }
-  }
+  for_each_case([](const scan_case& c, auto element) { check_graph_replays<decltype(element)>(c); });
 }
