@@ -106,6 +106,24 @@ TEST_CASE("the solver spreads every split over the whole GPU", "[host][plan]") {
   }
 }
 
+TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
+  // 65536 int64 along axis 0 is latency: a chain longer than the 32 tiles a look-back round trip
+  // reaches (shared among the columns a warp looks back for) would wait for several round trips.
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  for (const fastscan::scan_types& types : {fastscan::scan_types{8, 8, 16, 16, 4608}, fastscan::scan_types{8, 16, 32, 24, 4608}}) {
+    for (std::int64_t len = 2; len <= 65536; len *= 2) {
+      const fastscan::Shape3 s{1, len, 65536 / len};
+      CAPTURE(shape_name(s), types.acc_bytes);
+      const auto p = fastscan::make_plan(s, types, h200);
+      REQUIRE(p.valid);
+      if (p.kind != fastscan::strategy::columns || !p.lookback) continue;
+      const int warps = p.block_threads / 32;
+      const std::int64_t per_warp = p.tile_cols >= warps ? p.tile_cols / warps : 1;
+      CHECK(p.len_tiles * per_warp <= 32);
+    }
+  }
+}
+
 TEST_CASE("extreme operator follows the framework rule", "[host][ops]") {
   using fastscan::Extreme;
   using fastscan::Tie;
