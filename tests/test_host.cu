@@ -124,6 +124,53 @@ TEST_CASE("small column scans find every prefix within one look-back window", "[
   }
 }
 
+// Named (not anonymous) namespace: kernels instantiated with these types keep external linkage.
+namespace odd_sizes {
+struct rgb {  // a 3-byte element: neither a power of two nor a divisor of 16
+  unsigned char r, g, b;
+};
+struct rgb_max {
+  __host__ __device__ rgb operator()(const rgb& a, const rgb& b) const {
+    return {a.r > b.r ? a.r : b.r, a.g > b.g ? a.g : b.g, a.b > b.b ? a.b : b.b};
+  }
+};
+struct six {  // 6 bytes
+  short v[3];
+};
+struct six_sum {
+  __host__ __device__ six operator()(const six& a, const six& b) const {
+    return {{static_cast<short>(a.v[0] + b.v[0]), static_cast<short>(a.v[1] + b.v[1]), static_cast<short>(a.v[2] + b.v[2])}};
+  }
+};
+}  // namespace odd_sizes
+
+TEST_CASE("elements of any size get power-of-two tiles", "[host][plan]") {
+  using namespace odd_sizes;
+  // Taking the entry points' addresses instantiates their kernels: odd sizes must compile.
+  using rgb_scan = cudaError_t (*)(void*, std::size_t&, const rgb*, rgb*, rgb_max, fastscan::Shape3, cudaStream_t);
+  using six_scan = cudaError_t (*)(void*, std::size_t&, const six*, six*, six_sum, fastscan::Shape3, cudaStream_t);
+  const rgb_scan rgb_entry = &fastscan::inclusive_scan<const rgb*, rgb*, rgb_max>;
+  const six_scan six_entry = &fastscan::inclusive_scan<const six*, six*, six_sum>;
+  CHECK(rgb_entry != nullptr);
+  CHECK(six_entry != nullptr);
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  for (std::size_t bytes : {3, 5, 6, 7, 12, 24}) {
+    const fastscan::scan_types types{bytes, bytes, 16 * ((bytes + 7) / 8), bytes + 4, 4608};
+    for (fastscan::Shape3 s : {fastscan::Shape3{1, 100000, 1}, fastscan::Shape3{3, 4099, 1}, fastscan::Shape3{1, 65536, 7},
+                               fastscan::Shape3{2, 1000, 300}, fastscan::Shape3{1, 16, 100000}}) {
+      CAPTURE(bytes, shape_name(s));
+      const auto p = fastscan::make_plan(s, types, h200);
+      REQUIRE(p.valid);
+      CHECK((p.vec & (p.vec - 1)) == 0);
+      CHECK((p.tile_cols & (p.tile_cols - 1)) == 0);
+      CHECK(p.block_threads % 32 == 0);
+      if ((bytes & (bytes - 1)) != 0) {
+        CHECK(p.kind == fastscan::strategy::columns);  // the row kernel stages power-of-two sizes only
+      }
+    }
+  }
+}
+
 TEST_CASE("extreme operator follows the framework rule", "[host][ops]") {
   using fastscan::Extreme;
   using fastscan::Tie;
@@ -197,7 +244,7 @@ TEST_CASE("bad input is rejected before any launch and outputs stay untouched", 
   std::vector<float> in(16, 1.f), values(16, 7.f);
   std::vector<std::int32_t> idx32(16, 7);
   std::vector<std::int64_t> idx64(16, 7);
-  unsigned char temp[64];
+  alignas(16) unsigned char temp[64];
   std::size_t temp_bytes = sizeof(temp);
   const fastscan::Shape3 ok{1, 16, 1};
 
@@ -221,6 +268,10 @@ TEST_CASE("bad input is rejected before any launch and outputs stay untouched", 
     CHECK(fastscan::cummax(nullptr, query, in.data(), values.data(), idx64.data(), bad) == cudaErrorInvalidValue);
     CHECK(fastscan::cumsum(temp, temp_bytes, in.data(), values.data(), bad) == cudaErrorInvalidValue);
   }
+  // Temp storage that is not 16-byte aligned (the tile state is read and written in 16-byte words).
+  std::size_t short_bytes = temp_bytes - 8;
+  CHECK(fastscan::cummax(temp + 8, short_bytes, in.data(), values.data(), idx64.data(), ok) == cudaErrorInvalidValue);
+  CHECK(fastscan::cumsum(temp + 4, short_bytes, in.data(), values.data(), ok) == cudaErrorInvalidValue);
   // More than 2^62 elements.
   std::size_t query = 0;
   CHECK(fastscan::cumsum(nullptr, query, in.data(), values.data(), {std::int64_t{1} << 40, std::int64_t{1} << 30, 8}) ==

@@ -38,9 +38,10 @@ struct extreme_entry {
 //!
 //! Two-phase: with `d_temp == nullptr`, writes the temp size to `temp_bytes` and returns. Returns
 //! cudaErrorInvalidValue, before any launch and without writing outputs, for negative extents,
-//! null pointers with a non-empty shape, an `Index` too narrow for `len`, or a `temp_bytes` below
-//! what the plan needs. In place (`values == in`) is allowed. Reads and writes each element once:
-//! O(numel) work, one kernel launch (plus a memset of the tile state under graph capture).
+//! null pointers with a non-empty shape, temp storage that is not 16-byte aligned, an `Index` too
+//! narrow for `len`, or a `temp_bytes` below what the plan needs. In place (`values == in`) is
+//! allowed. Reads and writes each element once: O(numel) work, one kernel launch (plus a memset of
+//! the tile state under graph capture).
 template <class T, class Index>
 cudaError_t extreme_scan(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices,
                          Shape3 shape, Extreme extreme, Tie tie, cudaStream_t stream = nullptr) {

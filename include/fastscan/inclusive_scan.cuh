@@ -26,7 +26,8 @@ bool iterator_valid(const It& it) {
 //! be associative (not necessarily commutative) and callable on the device. The accumulator is the
 //! input's value type. Unless `is_exactly_associative<Op, Acc>` says otherwise, partial results
 //! are combined in an order that depends only on the plan, so results are reproducible run to run.
-//! Accumulators above 12 bytes take the column kernel for every layout.
+//! Inputs above 8 bytes, or of sizes that are not powers of two, take the column kernel for every
+//! layout. Temp storage must be 16-byte aligned (cudaMalloc's is).
 template <class InIt, class OutIt, class Op>
 cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt in, OutIt out, Op op, Shape3 shape,
                            cudaStream_t stream = nullptr) {

@@ -62,7 +62,7 @@ inline unsigned long long next_tile_tag() {
   }()};
   for (;;) {
     const unsigned long long tag = counter.fetch_add(1, std::memory_order_relaxed) & ((1ull << 62) - 1);
-    if (tag != 0) {
+    if (tag != 0 && tag != (1ull << 62) - 1) {  // 0: the zeroed mode; all ones: memory filled with 0xff
       return tag;
     }
   }
@@ -132,7 +132,7 @@ struct dispatch {
       words = static_cast<unsigned char*>(d_temp) + 16;
     }
     if (p.kind == strategy::rows) {
-      if constexpr (sizeof(input_t) <= policy::row_max_in_bytes) {
+      if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
         const row_scan_params params{shape.outer * shape.len, shape.len, p.tile_items, p.num_tiles, p.lookback,
                                      counter, words, tag};
         row_scan_kernel<row_items, exact, Problem>
@@ -153,8 +153,9 @@ struct dispatch {
   //! zero can never be mistaken for a query); otherwise validates and launches.
   static cudaError_t run(void* d_temp, std::size_t& temp_bytes, const Problem& prob, Shape3 shape,
                          cudaStream_t stream, bool pointers_valid) {
-    if (d_temp != nullptr && !pointers_valid && !is_empty(shape)) {
-      return cudaErrorInvalidValue;
+    if (d_temp != nullptr && !is_empty(shape) &&
+        (!pointers_valid || reinterpret_cast<std::uintptr_t>(d_temp) % 16 != 0)) {
+      return cudaErrorInvalidValue;  // the tile state is read and written in 16-byte words
     }
     plan p;
     const cudaError_t err = solve(shape, p);

@@ -12,7 +12,10 @@
 //! is the call's tag and every part of the channel shows the same status, so a reader never mixes
 //! parts of two publications. With a fresh 62-bit tag per call (dispatch.cuh), whatever the temp
 //! storage held before (earlier calls, other data) reads as "not yet published": one kernel launch,
-//! no zeroing pass. Tag 0 is the zeroed-state mode (stream capture, grid-stride plans).
+//! no zeroing pass. Tag 0 is the zeroed-state mode (stream capture, grid-stride plans). Each
+//! aligned 16-byte word is assumed to be stored and loaded whole (as CUB's tile state assumes):
+//! the per-part check keeps a reader from mixing the words of two publications, not the halves of
+//! one word.
 #pragma once
 
 #include <fastscan/ops/value_index.cuh>

@@ -107,7 +107,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     shape = Shape3{numel, 1, 1};  // every element is its own row
   }
   p.layout = shape;
-  if (shape.inner == 1 && types.in_bytes <= policy::row_max_in_bytes) {
+  if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
     p.kind = strategy::rows;
     p.items = policy::row_items(types.in_bytes);
     int threads = policy::row_threads_max;

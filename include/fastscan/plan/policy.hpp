@@ -18,8 +18,12 @@ namespace policy {
 //! where more items would cost registers for the wider accumulators.
 constexpr int row_items(std::size_t in_bytes) { return in_bytes >= 8 ? 16 : 32; }
 //! Widest input the row kernel takes (its exchange holds at most 128 bytes per thread); rows of
-//! wider types go through the column kernel with one column.
+//! wider types, and of sizes that are not powers of two, go through the column kernel with one
+//! column.
 constexpr std::size_t row_max_in_bytes = 8;
+constexpr bool row_kernel_takes(std::size_t in_bytes) {
+  return in_bytes <= row_max_in_bytes && (in_bytes & (in_bytes - 1)) == 0;
+}
 
 //! Row kernel block sizes: the solver starts from the largest and halves it while the problem
 //! would give fewer than `row_min_tiles_per_sm` tiles per multiprocessor (small problems are
@@ -34,7 +38,13 @@ constexpr int row_min_tiles_per_sm = 2;
 //! Column kernel: columns per thread (one 16-byte vector of the row), and rows per thread: 8, or 4
 //! for 16-byte accumulators with 8-byte inputs ((value, int64 index) of int64/double), whose outputs
 //! otherwise spill about 1 KB per thread under the register cap.
-constexpr int column_vec(std::size_t in_bytes) { return in_bytes >= 16 ? 1 : static_cast<int>(16 / in_bytes); }
+constexpr int column_vec(std::size_t in_bytes) {
+  int vec = 1;
+  while (static_cast<std::size_t>(vec) * 2 * in_bytes <= 16) {
+    vec *= 2;  // a power of two, so tiles and the look-back's channel groups stay powers of two
+  }
+  return vec;
+}
 constexpr int column_items(std::size_t in_bytes, std::size_t acc_bytes) {
   return in_bytes >= 8 && acc_bytes >= 16 ? 4 : 8;
 }
