@@ -26,6 +26,8 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
   CHECK(p.grid <= dev.max_grid_x);
   CHECK(p.grid == std::min(p.num_tiles, dev.max_grid_x));
   CHECK(p.smem_bytes <= dev.smem_per_block);
+  CHECK(p.prefetch_tiles >= 0);
+  CHECK(p.prefetch_tiles < std::max<std::int64_t>(p.num_tiles, 1));
   if (!p.lookback) {
     CHECK(p.temp_bytes == 0);
   }
@@ -167,6 +169,32 @@ TEST_CASE("elements of any size get power-of-two tiles", "[host][plan]") {
       if ((bytes & (bytes - 1)) != 0) {
         CHECK(p.kind == fastscan::strategy::columns);  // the row kernel stages power-of-two sizes only
       }
+    }
+  }
+}
+
+TEST_CASE("division by a launch-constant divisor is exact", "[host][plan]") {
+  // The kernels divide tile indices by chains, column chunks and row lengths this way.
+  std::mt19937_64 rng(5);
+  std::vector<std::int64_t> divisors = {1, 2, 3, 7, 64, 65, 132, 1000, 65535, 65537, (1 << 30) - 1, 1 << 30,
+                                        (std::int64_t{1} << 31) - 1, std::int64_t{1} << 31, std::int64_t{1} << 40};
+  for (int i = 0; i < 200; ++i) {
+    divisors.push_back(1 + static_cast<std::int64_t>(rng() % ((std::uint64_t{1} << (1 + i % 31)))));
+  }
+  for (std::int64_t d : divisors) {
+    const fastscan::detail::divisor by(d);
+    std::vector<std::int64_t> ns = {0, 1, d - 1, d, d + 1, 2 * d - 1, (std::int64_t{1} << 31) - 1, std::int64_t{1} << 31,
+                                    (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40, (std::int64_t{1} << 62) - 1};
+    for (int k = 0; k < 200; ++k) {
+      ns.push_back(static_cast<std::int64_t>(rng() % (std::uint64_t{1} << 31)));
+    }
+    for (std::int64_t n : ns) {
+      if (n < 0) {
+        continue;
+      }
+      CAPTURE(n, d);
+      REQUIRE(by.div(n) == n / d);
+      REQUIRE(by.mod(n) == n % d);
     }
   }
 }

@@ -3,6 +3,8 @@
 // must be right on every replay.
 #include "common.cuh"
 
+#include <map>
+
 using namespace fstest;
 
 namespace {
@@ -139,4 +141,38 @@ TEST_CASE("the look-back ignores whatever the temp storage held", "[gpu][lookbac
 
 TEST_CASE("scans captured into a CUDA graph are right on every replay", "[gpu][lookback]") {
   for_each_case([](const scan_case& c, auto element) { check_graph_replays<decltype(element)>(c); });
+}
+
+TEST_CASE("column look-backs of every width per warp are exact", "[gpu][lookback]") {
+  // A warp looks back for tile_cols / warps columns at once (32 / that many tiles per round trip);
+  // find, for each width the solver can give, a shape that gets it, and scan it over stale state.
+  using extreme_dispatch = fastscan::detail::dispatch<fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>;
+  using sum_dispatch = fastscan::detail::dispatch<fastscan::detail::sum_entry<std::int32_t, std::int32_t>::problem>;
+  for (bool extreme : {true, false}) {
+    std::map<int, fastscan::Shape3> by_width;
+    for (std::int64_t inner : {2, 4, 8, 16, 32, 64, 256}) {
+      for (std::int64_t len = 64; len <= (std::int64_t{1} << 18); len *= 2) {
+        for (std::int64_t extra : {0, 3}) {
+          const fastscan::Shape3 s{1, len + extra, inner};
+          fastscan::plan p;
+          REQUIRE((extreme ? extreme_dispatch::solve(s, p) : sum_dispatch::solve(s, p)) == cudaSuccess);
+          if (p.kind != fastscan::strategy::columns || !p.lookback) continue;
+          const int warps = p.block_threads / 32;
+          const int width = p.tile_cols >= warps ? static_cast<int>(p.tile_cols) / warps : 1;
+          by_width.emplace(width, s);
+        }
+      }
+    }
+    CAPTURE(extreme ? "cummax int64" : "cumsum int32");
+    // (value, int64 index) tiles are at most 16 columns and never one warp wide: widths up to 8.
+    for (int width = 1; width <= (extreme ? 8 : 16); width *= 2) {
+      CAPTURE(width);
+      REQUIRE(by_width.count(width) == 1);
+    }
+    for (const auto& [width, s] : by_width) {
+      CAPTURE(width, shape_name(s));
+      if (extreme) check_stale_state<std::int64_t>(scan_case{s, true});
+      else check_stale_state<std::int32_t>(scan_case{s, false});
+    }
+  }
 }

@@ -75,7 +75,7 @@ struct dispatch {
   using acc_t = typename Problem::acc_t;
   using op_t = typename Problem::op_t;
   static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
-  static constexpr int row_items = policy::row_items(sizeof(input_t));
+  static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_items = policy::column_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
 
@@ -131,18 +131,21 @@ struct dispatch {
       }
       words = static_cast<unsigned char*>(d_temp) + 16;
     }
+    const std::int64_t prefetch = p.prefetch_tiles;
     if (p.kind == strategy::rows) {
       if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
-        const row_scan_params params{shape.outer * shape.len, shape.len, p.tile_items, p.num_tiles, p.lookback,
-                                     counter, words, tag};
+        const row_scan_params params{shape.outer * shape.len, shape.len, divisor(shape.len), p.tile_items,
+                                     p.num_tiles, p.lookback, counter, words, tag, prefetch};
         row_scan_kernel<row_items, exact, Problem>
             <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
       }
     } else {
-      const column_scan_params params{shape.outer, shape.len,  shape.inner, p.tile_items,
-                                      p.tile_cols, p.col_chunks, shape.outer * p.col_chunks,
-                                      p.num_tiles, p.lanes_x,   p.lanes_y,   p.lookback,
-                                      counter,     words,       tag};
+      const std::int64_t chains = shape.outer * p.col_chunks;
+      const column_scan_params params{shape.outer,       shape.len,           shape.inner, p.tile_items,
+                                      p.tile_cols,       p.col_chunks,        chains,      p.num_tiles,
+                                      divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
+                                      p.lookback,        counter,             words,       tag,
+                                      prefetch};
       column_scan_kernel<column_items, column_vec, exact, Problem>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     }

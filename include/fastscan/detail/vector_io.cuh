@@ -36,6 +36,15 @@ FASTSCAN_DEVICE bool run_is_vectorizable(const T* p, int count) {
   return count == N && reinterpret_cast<std::uintptr_t>(p) % chunk == 0;
 }
 
+//! Asks L2 for the line holding `p` without waiting for it (no register holds the data): a block
+//! fetches the inputs of a tile that a later block will scan, so that block's loads hit L2.
+template <class It>
+FASTSCAN_DEVICE void prefetch_l2(It it) {
+  if constexpr (std::is_pointer_v<It>) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(it));
+  }
+}
+
 //! Reads `count` (<= N) elements starting at `it`.
 template <int N, class It, class T>
 FASTSCAN_DEVICE void load_run(It it, T (&dst)[N], int count) {

@@ -11,6 +11,7 @@
 //! (outer x column-chunk) tiles earlier and is usually complete when it is needed.
 #pragma once
 
+#include <fastscan/detail/divisor.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/device/tile_state.cuh>
 #include <fastscan/plan/policy.hpp>
@@ -27,11 +28,13 @@ struct column_scan_params {
   std::int64_t col_chunks;  //!< ceil(inner / tile_cols)
   std::int64_t chains;      //!< outer * col_chunks: tiles per len-tile round
   std::int64_t num_tiles;
-  int lanes_x, lanes_y;
+  divisor by_chains, by_chunks;  //!< chains and col_chunks as divisors
+  int lanes_x, lanes_y;     //!< powers of two
   bool lookback;  //!< len spans more than one tile
   unsigned long long* tile_counter;  //!< zeroed tile counter, or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, a channel per column)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
+  std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
 };
 
 FASTSCAN_HD constexpr std::size_t smem_align16(std::size_t v) { return (v + 15) / 16 * 16; }
@@ -65,12 +68,13 @@ template <int ITEMS, int VEC>
 FASTSCAN_DEVICE column_tile_part column_part(const column_scan_params& p, std::int64_t tile) {
   const int tid = static_cast<int>(threadIdx.x);
   column_tile_part t;
-  t.k = tile / p.chains;
+  const int lx = log2_pow2(p.lanes_x);
+  t.k = p.by_chains.div(tile);
   const std::int64_t chain = tile - t.k * p.chains;
-  const std::int64_t o = chain / p.col_chunks;
+  const std::int64_t o = p.by_chunks.div(chain);
   const std::int64_t chunk = chain - o * p.col_chunks;
-  t.tx = tid % p.lanes_x;
-  t.ty = tid / p.lanes_x;
+  t.tx = tid & (p.lanes_x - 1);
+  t.ty = tid >> lx;
   const std::int64_t col0 = chunk * p.tile_cols + static_cast<std::int64_t>(t.tx) * VEC;
   t.row0 = t.k * p.tile_rows + static_cast<std::int64_t>(t.ty) * ITEMS;
   const std::int64_t rows_left = p.len - t.row0;
@@ -78,9 +82,9 @@ FASTSCAN_DEVICE column_tile_part column_part(const column_scan_params& p, std::i
   const std::int64_t cols_left = p.inner - col0;
   t.ncols = cols_left <= 0 ? 0 : (cols_left >= VEC ? VEC : static_cast<int>(cols_left));
   t.base = (o * p.len + t.row0) * p.inner + col0;
-  const int warp_ty0 = (tid & ~31) / p.lanes_x;
+  const int warp_ty0 = (tid & ~31) >> lx;
   const std::int64_t warp_row0 = t.k * p.tile_rows + static_cast<std::int64_t>(warp_ty0) * ITEMS;
-  t.warp_full = p.tile_cols == p.inner && p.lanes_x <= 32 && warp_row0 + (32 / p.lanes_x) * ITEMS <= p.len;
+  t.warp_full = p.tile_cols == p.inner && p.lanes_x <= 32 && warp_row0 + (32 >> lx) * ITEMS <= p.len;
   t.warp_base = (o * p.len + warp_row0) * p.inner;
   return t;
 }
@@ -109,6 +113,18 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   const std::int64_t base = t.base;
   const bool warp_full = t.warp_full;
   const std::int64_t warp_base = t.warp_base;
+
+  if (p.prefetch_tiles > 0 && tile + p.prefetch_tiles < p.num_tiles) {
+    const column_tile_part ahead = column_part<ITEMS, VEC>(p, tile + p.prefetch_tiles);
+    if (ahead.ncols > 0) {
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        if (i < ahead.nrows) {
+          prefetch_l2(prob.in + (ahead.base + i * p.inner));
+        }
+      }
+    }
+  }
 
   // Each thread reads its rows directly: a warp's load covers whole 16-byte vectors of 32 / lanes_x
   // rows, every sector used. (Staging whole-row runs through shared memory measured 5 - 10 %
@@ -160,12 +176,13 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // Down the columns: the thread rows of a warp that share tx form a chain lanes_x lanes apart
   // (shuffle scan); warp rows are then combined through shared memory. Thread rows past the end of
   // len hold no items and only ever follow the valid ones.
-  const int rows_per_warp = p.lanes_x >= 32 ? 1 : 32 / p.lanes_x;
-  const int wy = ty / rows_per_warp;
-  const int yl = ty - wy * rows_per_warp;
+  const int rows_log2 = p.lanes_x >= 32 ? 0 : 5 - log2_pow2(p.lanes_x);
+  const int rows_per_warp = 1 << rows_log2;
+  const int wy = ty >> rows_log2;
+  const int yl = ty - (wy << rows_log2);
   const std::int64_t tile_rows_left = p.len - k * p.tile_rows;
   const int last_ty = static_cast<int>(((tile_rows_left < p.tile_rows ? tile_rows_left : p.tile_rows) - 1) / ITEMS);
-  const int last_wy = last_ty / rows_per_warp;
+  const int last_wy = last_ty >> rows_log2;
   acc_t before_lane[VEC];
 #pragma unroll
   for (int v = 0; v < VEC; ++v) {
@@ -204,7 +221,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   if (p.lookback) {
     const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
     const int warps = nthreads / 32;
-    const int per_warp = tile_cols >= warps ? tile_cols / warps : 1;
+    const int per_warp = tile_cols >= warps ? tile_cols >> log2_pow2(warps) : 1;
     const int first_col = (tid / 32) * per_warp;
     const int c = first_col + (lane & (per_warp - 1));
     if (first_col < tile_cols && lane < per_warp) {

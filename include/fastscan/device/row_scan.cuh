@@ -9,6 +9,7 @@
 #pragma once
 
 #include <fastscan/block/block_scan.cuh>
+#include <fastscan/detail/divisor.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/device/tile_state.cuh>
 #include <fastscan/plan/policy.hpp>
@@ -20,12 +21,14 @@ namespace detail {
 struct row_scan_params {
   std::int64_t numel;       //!< outer * len
   std::int64_t len;         //!< row length (> 0)
+  divisor by_len;           //!< len as a divisor
   std::int64_t tile_items;  //!< blockDim.x * ITEMS
   std::int64_t num_tiles;
   bool lookback;            //!< false when every tile starts at a row head (or there is one tile)
   unsigned long long* tile_counter;  //!< zeroed tile counter, or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, one channel per tile)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
+  std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
 };
 
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
@@ -76,6 +79,9 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   const bool warp_full = first - lane * ITEMS + 32 * ITEMS <= p.numel;
   const std::size_t scan_bytes = (block_scan<item_t>::storage_bytes(static_cast<int>(blockDim.x), 1) + 15) / 16 * 16;
   uint4* const exchange = reinterpret_cast<uint4*>(smem + scan_bytes) + (tid >> 5) * (warp_exchange_bytes() / 16);
+  if (p.prefetch_tiles > 0 && first + p.prefetch_tiles * p.tile_items < p.numel) {
+    prefetch_l2(prob.in + (first + p.prefetch_tiles * p.tile_items));
+  }
   auto coalesced = [&](const auto* thread_ptr) {
     return warp_full && reinterpret_cast<std::uintptr_t>(thread_ptr - lane * ITEMS) % 16 == 0;
   };
@@ -103,7 +109,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
 
   // Row heads among this thread's items: the first at `first_head` (ITEMS when none), then every
   // `len` items. Most threads have none and take the plain path.
-  const std::int64_t row_pos0 = count > 0 ? first % p.len : 0;
+  const std::int64_t row_pos0 = count > 0 ? p.by_len.mod(first) : 0;
   const int first_head = row_pos0 == 0 ? 0 : (p.len - row_pos0 < ITEMS ? static_cast<int>(p.len - row_pos0) : ITEMS);
   const int spacing = p.len < ITEMS ? static_cast<int>(p.len) : ITEMS;
   const bool plain = first_head >= count;
@@ -141,7 +147,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   block_scan<item_t> scan(smem, static_cast<int>(blockDim.x), 1);
   row_tile_prefix<Exact, acc_t, op_t> hook{{static_cast<ulonglong2*>(p.tile_words), p.tag},
                                            tile,
-                                           tile_base % p.len == 0,
+                                           p.by_len.mod(tile_base) == 0,
                                            p.lookback,
                                            prob.op};
   item_t before;

@@ -111,9 +111,10 @@ struct tile_state {
   FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
                                        int channels = 1, int first_channel = 0) const {
     const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int col_log2 = __ffs(cols) - 1;  // shifts: a runtime division is dozens of instructions
     const int c = lane & (cols - 1);
-    const int groups = 32 / cols;
-    const int g = lane / cols;
+    const int groups = 32 >> col_log2;
+    const int g = lane >> col_log2;
     unsigned channel_lanes = 0u;  // lanes of channel 0; channel c's are these shifted by c
     for (int i = 0; i < 32; i += cols) {
       channel_lanes |= 1u << i;
@@ -142,7 +143,7 @@ struct tile_state {
         __nanosleep(20);
       }
       const unsigned mine = (prefixes >> c) & channel_lanes;
-      const int p = mine != 0u ? (31 - __clz(static_cast<int>(mine))) / cols : -1;
+      const int p = mine != 0u ? (31 - __clz(static_cast<int>(mine))) >> col_log2 : -1;
       const Acc v = value(w);
       Acc acc{};
       if constexpr (Exact) {

@@ -53,6 +53,8 @@ struct plan {
   std::size_t temp_bytes = 0;  //!< temp storage: a 16-byte tile counter, then the tile state (0
                                //!< when no tile looks back)
   std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
+  std::int64_t prefetch_tiles = 0;  //!< each tile prefetches into L2 the inputs of the tile this many
+                                    //!< tiles later (0: none)
   Shape3 layout{0, 0, 0};      //!< the shape the kernels see (a len-1 scan is a copy: rows of 1)
   bool valid = true;           //!< false when the shape cannot be planned (see error)
   const char* error = nullptr;
@@ -109,7 +111,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   p.layout = shape;
   if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
     p.kind = strategy::rows;
-    p.items = policy::row_items(types.in_bytes);
+    p.items = policy::row_items(types.in_bytes, types.acc_bytes);
     int threads = policy::row_threads_max;
     while (threads > policy::row_threads_min &&
            detail::ceil_div(numel, std::int64_t{threads} * p.items) <
@@ -240,6 +242,8 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   }
   // More tiles than a grid holds: blocks loop over tiles (in issue order when they look back).
   p.grid = p.num_tiles < dev.max_grid_x ? p.num_tiles : dev.max_grid_x;
+  const std::int64_t ahead = std::max(1, dev.sm_count / policy::prefetch_sm_divisor);
+  p.prefetch_tiles = p.num_tiles > ahead ? ahead : 0;
   if (p.smem_bytes > dev.smem_per_block) {
     p.valid = false;
     p.error = "no block shape fits the shared memory";
