@@ -18,6 +18,7 @@ def main(path):
         name = b["run_name"].removesuffix("/manual_time")
         print(f"| {name} | {b['real_time']:.4g} | {b['bytes_per_second'] / 1e9:.0f} | {b['copy_frac']:.3f} |")
     print_spreads(rows)
+    print_targets(rows)
 
 
 def print_spreads(rows):
@@ -46,6 +47,70 @@ def print_spreads(rows):
         verdict = "-" if limit is None else f"{limit}x " + ("ok" if ratio <= limit else "over")
         print(f"| {table} | {op} | {best[0]:.4g} {best[2]} | {worst[0]:.4g} {worst[2]} | {ratio:.2f} | "
               f"{verdict} | {min(shares):.2f} - {max(shares):.2f} |")
+
+
+def print_targets(rows):
+    """The memory-speed issue's target rows, each with its measured value and the peer of the same
+    run: shares of copy for the large cases, microseconds for [1, 65536]."""
+    by_name = {b["run_name"].removesuffix("/manual_time"): b for b in rows}
+
+    def find(prefix):
+        return [b for name, b in by_name.items() if name.startswith(prefix)]
+
+    out = []
+
+    def row(case, measured, target, ok, peer=""):
+        out.append(f"| {case} | {measured} | {target} | {peer} | {'ok' if ok else 'not yet'} |")
+
+    n28 = "[1,268435456,1]"
+    for t in ("int64", "float32"):
+        mine, cub = find(f"1d/cumsum/{t}->{t}/{n28}"), find(f"1d/cub_sum/{t}/")
+        if mine and cub:
+            f, c = mine[0]["copy_frac"], cub[0]["copy_frac"]
+            row(f"cumsum 1-D 2^28 {t}", f"{f:.2f}", ">= 0.88 and above CUB", f >= 0.88 and f > c, f"CUB InclusiveSum {c:.2f}")
+    for op in ("cummax", "cummin"):
+        for t in ("int64", "float32"):
+            mine, cub = find(f"1d/{op}/{t}/{n28}"), find(f"1d/cub_pair_max/{t}/")
+            if mine and cub:
+                f, c = mine[0]["copy_frac"], cub[0]["copy_frac"]
+                row(f"{op} 1-D 2^28 {t}", f"{f:.2f}", ">= 0.85 and >= 3.5x CUB", f >= 0.85 and f >= 3.5 * c,
+                    f"CUB pair scan {c:.2f} ({f / c:.1f}x)")
+    for axis in ("axis-1", "axis0"):
+        for op in ("cummax", "cumsum"):
+            cases = find(f"split26/{axis}/{op}/")
+            if cases:
+                worst = min(cases, key=lambda b: b["copy_frac"])
+                f = worst["copy_frac"]
+                row(f"{op} 2^26, every split along {axis.replace('axis', 'axis ')}", f"{f:.2f} (worst: {worst['run_name'].split('/')[-2]})",
+                    ">= 0.80", f >= 0.80)
+    for shape in ("[64,4096,256]", "[4096,64,256]"):
+        for op in ("cummax", "cumsum"):
+            cases = [b for b in find(f"3d/{op}/") if shape in b["run_name"]]
+            if cases:
+                f = cases[0]["copy_frac"]
+                row(f"{op} 3-D middle axis {shape}", f"{f:.2f}", ">= 0.80", f >= 0.80)
+    det = find(f"1d/cumsum/float32->float32/{n28}")
+    if det:
+        f = det[0]["copy_frac"]
+        row("deterministic float32 cumsum 1-D 2^28 (the default)", f"{f:.2f}", ">= 0.75", f >= 0.75)
+    small = find("A/cummax/int64/[1,65536,1]")
+    if small:
+        us = small[0]["real_time"]
+        row("cummax [1, 65536] int64, back to back", f"{us:.1f} us", "<= 6 us", us <= 6.0)
+    # Every dtype within 10 % of its int64 / float32 neighbour in bytes per second (same op).
+    for op in ("cummax", "cumsum"):
+        types = {b["run_name"].split("/")[2].split("->")[0]: b["bytes_per_second"] for b in find(f"types/{op}/")}
+        ref = {t: types.get("float32" if t in ("float16", "bfloat16", "float64") else "int64") for t in types}
+        ratios = {t: v / ref[t] for t, v in types.items() if ref.get(t)}
+        if ratios:
+            lo = min(ratios, key=ratios.get)
+            row(f"{op}, every dtype against int64 / float32 (GB/s)", f"{ratios[lo]:.2f} (lowest: {lo})", ">= 0.90",
+                ratios[lo] >= 0.90)
+    if out:
+        print()
+        print("| target (memory-speed issue) | measured | target | peer in the same run | status |")
+        print("|---|---|---|---|---|")
+        print("\n".join(out))
 
 
 if __name__ == "__main__":

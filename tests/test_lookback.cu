@@ -176,3 +176,133 @@ TEST_CASE("column look-backs of every width per warp are exact", "[gpu][lookback
     }
   }
 }
+
+namespace {
+
+template <class Acc>
+__global__ void read_tile_words(fastscan::detail::tile_state<Acc> state, int tiles, unsigned* status, Acc* value) {
+  const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (t < tiles) {
+    typename fastscan::detail::tile_state<Acc>::words w;
+    status[t] = state.read(t, 1, 0, w);
+    value[t] = fastscan::detail::tile_state<Acc>::value(w);
+  }
+}
+
+//! Words of `tiles` tiles, each written part by part as {part, tag << 2 | status}, read back by the
+//! look-back's read(); returns the statuses it saw and the values.
+template <class Acc>
+void read_back(const std::vector<ulonglong2>& words, unsigned long long tag, std::vector<unsigned>& status,
+               std::vector<Acc>& values) {
+  constexpr int parts = fastscan::detail::tile_parts<Acc>;
+  const int tiles = static_cast<int>(words.size() / parts);
+  device_buffer<ulonglong2> d_words(words.size());
+  d_words.upload(words);
+  device_buffer<unsigned> d_status(tiles);
+  device_buffer<Acc> d_values(tiles);
+  read_tile_words<Acc><<<1, 64>>>(fastscan::detail::tile_state<Acc>{d_words.ptr, tag}, tiles, d_status.ptr, d_values.ptr);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  const auto s = d_status.download();
+  const auto v = d_values.download();
+  status.assign(s.begin(), s.end());
+  values.assign(v.begin(), v.end());
+}
+
+}  // namespace
+
+TEST_CASE("the tile state reads only whole publications of the call's own tag", "[gpu][lookback]") {
+  using namespace fastscan::detail;
+  using pair_t = fastscan::value_index<std::int64_t>;  // two 8-byte parts
+  static_assert(tile_parts<pair_t> == 2);
+  for (unsigned long long tag : {0ull, 0x2bcd1234567ull, (1ull << 62) - 2}) {
+    CAPTURE(tag);
+    const unsigned long long other = tag ^ 0x5ull;
+    auto word = [](std::uint64_t part, unsigned long long t, unsigned s) { return ulonglong2{part, (t << 2) | s}; };
+    const pair_t v{-7, 123456789012345ll};
+    std::uint64_t p[2];
+    std::memcpy(p, &v, sizeof v);
+    std::vector<ulonglong2> words = {
+        word(p[0], tag, tile_aggregate), word(p[1], tag, tile_aggregate),      // 0: aggregate
+        word(p[0], tag, tile_prefix),    word(p[1], tag, tile_prefix),         // 1: prefix
+        word(p[0], tag, tile_aggregate), word(p[1], tag, tile_prefix),         // 2: parts of two publications
+        word(p[0], other, tile_prefix),  word(p[1], other, tile_prefix),       // 3: another call's state
+        word(p[0], tag, tile_prefix),    word(p[1], other, tile_prefix),       // 4: one part stale
+        ulonglong2{0, 0},                ulonglong2{0, 0},                     // 5: zeros
+        ulonglong2{~0ull, ~0ull},        ulonglong2{~0ull, ~0ull},             // 6: 0xff bytes
+    };
+    std::vector<unsigned> status;
+    std::vector<pair_t> values;
+    read_back<pair_t>(words, tag, status, values);
+    REQUIRE(status.size() == 7);
+    CHECK(status[0] == tile_aggregate);
+    CHECK(status[1] == tile_prefix);
+    CHECK(status[2] == tile_empty);
+    CHECK(status[3] == tile_empty);
+    CHECK(status[4] == tile_empty);
+    CHECK(status[5] == tile_empty);
+    CHECK(status[6] == tile_empty);
+    for (int t : {0, 1}) {
+      CHECK(values[t].value == v.value);
+      CHECK(values[t].index == v.index);
+    }
+    // One-part accumulators: the same rules on single words.
+    std::vector<ulonglong2> single = {word(42, tag, tile_aggregate), word(43, tag, tile_prefix), word(44, other, tile_prefix),
+                                      ulonglong2{~0ull, ~0ull}};
+    std::vector<unsigned> s1;
+    std::vector<std::int64_t> v1;
+    read_back<std::int64_t>(single, tag, s1, v1);
+    CHECK(s1[0] == tile_aggregate);
+    CHECK(v1[0] == 42);
+    CHECK(s1[1] == tile_prefix);
+    CHECK(v1[1] == 43);
+    CHECK(s1[2] == tile_empty);
+    CHECK(s1[3] == tile_empty);
+  }
+}
+
+TEST_CASE("float sums are bitwise the same on every run, whatever the temp storage held", "[gpu][lookback]") {
+  // Float addition is not associative: the look-back must always fold from a published prefix in
+  // one order. 20 runs over zeroed, 0xff-filled and stale temp storage, compared bit for bit.
+  for (const auto& s : lookback_shapes) {
+    CAPTURE(shape_name(s));
+    const std::size_t n = static_cast<std::size_t>(s.outer * s.len * s.inner);
+    // Finite values of many magnitudes, so that the order of the additions shows in the bits.
+    host_array<float> in(n);
+    std::mt19937_64 rng(77);
+    for (auto& x : in) {
+      x = std::ldexp(static_cast<float>(static_cast<int>(rng() % 2001) - 1000), -static_cast<int>(rng() % 12));
+    }
+    device_buffer<float> d_in(n), d_out(n);
+    d_in.upload(in);
+    std::size_t bytes = 0;
+    CUDA_REQUIRE(fastscan::cumsum(nullptr, bytes, d_in.ptr, d_out.ptr, s));
+    device_buffer<unsigned char> temp(bytes);
+    host_array<float> first;
+    for (int run = 0; run < 20; ++run) {
+      if (run % 5 == 0) CUDA_REQUIRE(cudaMemset(temp.ptr, run % 10 == 0 ? 0x00 : 0xff, bytes));
+      d_out.poison();
+      CUDA_REQUIRE(fastscan::cumsum(temp.ptr, bytes, d_in.ptr, d_out.ptr, s));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      const auto got = d_out.download();
+      if (run == 0) {
+        first = got;
+        // And the sums are sums: within float rounding of a double reference.
+        std::vector<double> sums, mags;
+        std::vector<float> exact;
+        reference_sum<float, float>(in, sums, mags, exact, s, false);
+        std::size_t far = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (!std::isfinite(got[i]) || std::fabs(static_cast<double>(got[i]) - sums[i]) > 1e-4 * mags[i] + 1e-6) ++far;
+        }
+        CHECK(far == 0);
+        continue;
+      }
+      CAPTURE(run);
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!same_bits(got[i], first[i])) ++differ;
+      }
+      CHECK(differ == 0);
+    }
+  }
+}
