@@ -108,6 +108,29 @@ TEST_CASE("the solver spreads every split over the whole GPU", "[host][plan]") {
   }
 }
 
+TEST_CASE("column look-backs along many chains take small blocks, few long chains full ones", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  for (const fastscan::scan_types& types : {fastscan::scan_types{8, 8, 16, 16, 4608}, fastscan::scan_types{8, 16, 32, 24, 4608},
+                                            fastscan::scan_types{4, 16, 32, 24, 4608}}) {
+    CAPTURE(types.in_bytes, types.acc_bytes);
+    for (const fastscan::Shape3 s : {fastscan::Shape3{64, 4096, 256}, fastscan::Shape3{1, 4096, 4096}, fastscan::Shape3{40, 999, 64}}) {
+      CAPTURE(shape_name(s));
+      const auto p = fastscan::make_plan(s, types, h200);
+      REQUIRE(p.valid);
+      CHECK(p.lookback);
+      CHECK(s.outer * p.col_chunks >= 132);
+      CHECK(p.block_threads == fastscan::policy::column_threads_many_chains);
+    }
+    for (const fastscan::Shape3 s : {fastscan::Shape3{1, 262144, 64}, fastscan::Shape3{1, 1 << 20, 16}, fastscan::Shape3{2, 1 << 20, 32}}) {
+      CAPTURE(shape_name(s));
+      const auto p = fastscan::make_plan(s, types, h200);
+      REQUIRE(p.valid);
+      CHECK(p.lookback);
+      CHECK(p.block_threads == fastscan::policy::column_threads);
+    }
+  }
+}
+
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
   // 65536 int64 along axis 0 is latency: a chain longer than the 32 tiles a look-back round trip
   // reaches (shared among the columns a warp looks back for) would wait for several round trips.

@@ -157,82 +157,94 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     };
     // Tiles at least one 32-byte sector wide.
     const int min_lanes_x = std::max(1, 32 / (p.vec * static_cast<int>(types.in_bytes)));
-    plan too_long;  // the first look-back plan whose chains exceed a window
-    bool have_too_long = false;
-    // Passes: uncapped; then, for a plan that looks back, at most policy::column_lookback_max_cols
-    // wide; then, for a small problem whose chains exceed a look-back window, narrower tiles (more,
-    // shorter chains) if one fits (H200, 65536 int64: [1, 4096, 16] cummax 11.2 -> 9.6 us,
-    // [1, 1024, 64] cumsum 9.0 -> 6.8 us).
-    for (int max_lanes_x = 1 << 30;;) {
-      const int cap_x = want_x < max_lanes_x ? want_x : max_lanes_x;
-      // Largest block (from policy::column_threads down to one warp) that still gives
-      // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
-      plan wider;  // the previous (larger-block) candidate
-      bool have_wider = false;
-      for (int threads = policy::column_threads;; threads /= 2) {
-        // A warp across the columns reads 32 whole 16-byte vectors of a row: wider blocks go down
-        // the scan axis, so per-tile look-back state stays small next to the tile's data.
-        int lanes_x = cap_x < 32 ? cap_x : 32;
-        int lanes_y = threads / lanes_x;
-        if (lanes_y > want_y) {
-          lanes_y = want_y;
-          lanes_x = cap_x < threads / lanes_y ? cap_x : threads / lanes_y;
-        }
-        while (lanes_x * lanes_y < 32) {  // every block holds whole warps: widen where work remains
-          if (lanes_x < cap_x) {
-            lanes_x *= 2;
-          } else {
-            lanes_y *= 2;
+    const plan base = p;
+    auto search = [&](int start_threads) {
+      p = base;
+      plan too_long;  // the first look-back plan whose chains exceed a window
+      bool have_too_long = false;
+      // Passes: uncapped; then, for a plan that looks back, at most policy::column_lookback_max_cols
+      // wide; then, for a small problem whose chains exceed a look-back window, narrower tiles (more,
+      // shorter chains) if one fits (H200, 65536 int64: [1, 4096, 16] cummax 11.2 -> 9.6 us,
+      // [1, 1024, 64] cumsum 9.0 -> 6.8 us).
+      for (int max_lanes_x = 1 << 30;;) {
+        const int cap_x = want_x < max_lanes_x ? want_x : max_lanes_x;
+        // Largest block (from start_threads down to one warp) that still gives
+        // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
+        plan wider;  // the previous (larger-block) candidate
+        bool have_wider = false;
+        for (int threads = start_threads;; threads /= 2) {
+          // A warp across the columns reads 32 whole 16-byte vectors of a row: wider blocks go down
+          // the scan axis, so per-tile look-back state stays small next to the tile's data.
+          int lanes_x = cap_x < 32 ? cap_x : 32;
+          int lanes_y = threads / lanes_x;
+          if (lanes_y > want_y) {
+            lanes_y = want_y;
+            lanes_x = cap_x < threads / lanes_y ? cap_x : threads / lanes_y;
           }
+          while (lanes_x * lanes_y < 32) {  // every block holds whole warps: widen where work remains
+            if (lanes_x < cap_x) {
+              lanes_x *= 2;
+            } else {
+              lanes_y *= 2;
+            }
+          }
+          while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_y > 1 && lanes_x * lanes_y > 32) {
+            lanes_y /= 2;
+          }
+          while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
+            lanes_x /= 2;
+          }
+          p.lanes_x = lanes_x;
+          p.lanes_y = lanes_y;
+          p.block_threads = lanes_x * lanes_y;
+          p.tile_items = std::int64_t{lanes_y} * p.items;
+          p.tile_cols = std::int64_t{lanes_x} * p.vec;
+          p.col_chunks = detail::ceil_div(shape.inner, p.tile_cols);
+          p.len_tiles = detail::ceil_div(shape.len, p.tile_items);
+          const std::int64_t chains = shape.outer * p.col_chunks;
+          p.num_tiles = chains > max_numel / p.len_tiles ? max_numel : chains * p.len_tiles;
+          // Keep the larger block when this one would make a column's chain longer than one look-back
+          // window.
+          if (have_wider && p.len_tiles > 1 && p.lanes_x <= lookback_lanes_x && !fits_window(p)) {
+            p = wider;
+            break;
+          }
+          // Stop at enough tiles or at one warp.
+          if (threads <= 32 || p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
+            break;
+          }
+          wider = p;
+          have_wider = true;
         }
-        while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_y > 1 && lanes_x * lanes_y > 32) {
-          lanes_y /= 2;
+        p.lookback = p.len_tiles > 1;
+        if (p.lookback && p.lanes_x > lookback_lanes_x && max_lanes_x > lookback_lanes_x) {
+          max_lanes_x = lookback_lanes_x;
+          continue;
         }
-        while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
-          lanes_x /= 2;
-        }
-        p.lanes_x = lanes_x;
-        p.lanes_y = lanes_y;
-        p.block_threads = lanes_x * lanes_y;
-        p.tile_items = std::int64_t{lanes_y} * p.items;
-        p.tile_cols = std::int64_t{lanes_x} * p.vec;
-        p.col_chunks = detail::ceil_div(shape.inner, p.tile_cols);
-        p.len_tiles = detail::ceil_div(shape.len, p.tile_items);
-        const std::int64_t chains = shape.outer * p.col_chunks;
-        p.num_tiles = chains > max_numel / p.len_tiles ? max_numel : chains * p.len_tiles;
-        // Keep the larger block when this one would make a column's chain longer than one look-back
-        // window.
-        if (have_wider && p.len_tiles > 1 && p.lanes_x <= lookback_lanes_x && !fits_window(p)) {
-          p = wider;
+        // Large problems have tiles enough to hide the look-back: only latency-bound ones narrow
+        // (wider tiles measured 5 - 8 % faster on [1, 4096, 4096] and [1, 16384, 1024] int64).
+        if (!p.lookback || fits_window(p) ||
+            p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
           break;
         }
-        // Stop at enough tiles or at one warp.
-        if (threads <= 32 || p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
+        if (!have_too_long) {
+          too_long = p;
+          have_too_long = true;
+        }
+        if (p.lanes_x <= min_lanes_x) {
+          p = too_long;  // no narrower plan fits: keep the first
           break;
         }
-        wider = p;
-        have_wider = true;
+        max_lanes_x = p.lanes_x / 2;
       }
-      p.lookback = p.len_tiles > 1;
-      if (p.lookback && p.lanes_x > lookback_lanes_x && max_lanes_x > lookback_lanes_x) {
-        max_lanes_x = lookback_lanes_x;
-        continue;
-      }
-      // Large problems have tiles enough to hide the look-back: only latency-bound ones narrow
-      // (wider tiles measured 5 - 8 % faster on [1, 4096, 4096] and [1, 16384, 1024] int64).
-      if (!p.lookback || fits_window(p) ||
-          p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
-        break;
-      }
-      if (!have_too_long) {
-        too_long = p;
-        have_too_long = true;
-      }
-      if (p.lanes_x <= min_lanes_x) {
-        p = too_long;  // no narrower plan fits: keep the first
-        break;
-      }
-      max_lanes_x = p.lanes_x / 2;
+    };
+    search(policy::column_threads);
+    // Many chains that look back: each chain's predecessor tile was issued a round of chains
+    // earlier and is usually done, so what limits is the tiles in flight: small blocks put more
+    // of them on each SM (same registers per thread) at the price of longer chains.
+    if (p.lookback && p.block_threads > policy::column_threads_many_chains &&
+        shape.outer * p.col_chunks >= std::int64_t{policy::column_many_chains_per_sm} * dev.sm_count) {
+      search(policy::column_threads_many_chains);
     }
     p.smem_bytes = smem(p.lanes_y, p.lanes_x);
     if (p.lookback) {

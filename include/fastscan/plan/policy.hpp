@@ -58,6 +58,15 @@ constexpr int column_threads = 256;
 //! [1, 256, 65536] int64 cummax) but measured 1.2 - 1.5x slower on the 2^24 axis-0 splits.
 constexpr int column_min_blocks_per_sm = 2;
 constexpr int column_min_tiles_per_sm = 2;
+//! Column plans that look back along at least one chain per SM (outer x column chunks) start from
+//! blocks of this many threads instead: the kernel keeps its register cap, so 64-thread blocks run
+//! eight to an SM instead of two 256-thread ones, and with that many chains a tile's predecessor
+//! is usually done when it looks back. H200, int64, harness, same run (256 -> 64 threads):
+//! cummax [1, 4096, 4096] 227 -> 195 us, cumsum 113 -> 94 us; cummax [64, 4096, 256] 946 ->
+//! 744 us. Few long chains lose the other way (each chain gets 4x the tiles): [1, 262144, 64]
+//! cummax 256 -> 410 us, [1, 2^20, 16] 337 -> 634 us, so they keep the full blocks.
+constexpr int column_threads_many_chains = 64;
+constexpr int column_many_chains_per_sm = 1;
 //! Widest tile (in columns) of a column plan that looks back: every column's look-back is one
 //! round trip per window, all columns of a tile at once. 16 columns (at least 32 bytes of a row,
 //! one sector); wider tiles with a status word per tile and per-column payloads took twice as long
