@@ -13,7 +13,9 @@ namespace {
 const std::vector<fastscan::Shape3> lookback_shapes = {
     {1, std::int64_t{1} << 20, 1}, {3, 100003, 1}, {1, std::int64_t{1} << 16, 7}, {2, 4099, 64}, {1, 65536, 2},
     // Column look-backs along more chains than SMs: small blocks, many tiles per SM.
-    {40, 999, 64}, {7, 777, 333}};
+    {40, 999, 64}, {7, 777, 333},
+    // Long rows: more than a thousand tiles in one chain, rows that start inside tiles.
+    {3, 1700003, 1}, {1, 9000011, 1}};
 
 //! cummax of int64 (a two-part accumulator) or cumsum of int32 (one part) on `stream` with caller
 //! temp storage; returns the number of wrong outputs.
