@@ -47,6 +47,10 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     REQUIRE(p.kind == fastscan::strategy::columns);
     CHECK(p.tile_cols == std::int64_t{p.lanes_x} * p.vec);
     CHECK(p.tile_items == std::int64_t{p.lanes_y} * p.items);
+    CHECK(p.items >= 1);
+    CHECK(p.items <= fastscan::policy::column_items);  // the kernel's rows per thread
+    CHECK((p.items & (p.items - 1)) == 0);
+    CHECK((p.items == 1 || std::int64_t{p.items} / 2 < l.len));  // no thread's rows all past the end
     CHECK(p.col_chunks * p.tile_cols >= l.inner);
     CHECK((p.col_chunks - 1) * p.tile_cols < l.inner);
     CHECK(p.len_tiles * p.tile_items >= l.len);
@@ -129,6 +133,33 @@ TEST_CASE("column look-backs along many chains take small blocks, few long chain
       CHECK(p.block_threads == fastscan::policy::column_threads);
     }
   }
+}
+
+TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer for short or latency-bound ones", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const fastscan::scan_types sum8{8, 8, 16, 16, 4608}, max8{8, 16, 32, 24, 4608}, max4{4, 16, 32, 24, 4608};
+  const auto items = [&](fastscan::Shape3 s, const fastscan::scan_types& t) {
+    const auto p = fastscan::make_plan(s, t, h200);
+    REQUIRE(p.valid);
+    REQUIRE(p.kind == fastscan::strategy::columns);
+    return p.items;
+  };
+  for (const auto& t : {sum8, max8, max4}) {
+    CAPTURE(t.in_bytes, t.acc_bytes);
+    CHECK(items({1, 1 << 20, 16}, t) == fastscan::policy::column_items);
+    CHECK(items({1, 1 << 22, 4}, t) == fastscan::policy::column_items);
+    CHECK(items({64, 4096, 256}, t) == fastscan::policy::column_items);
+    CHECK(items({1, 4, 1 << 22}, t) == 4);  // len 4: four rows per thread
+    CHECK(items({7, 3, 1000}, t) == 4);
+    CHECK(items({5, 2, 77}, t) == 2);
+  }
+  // 65536 int64 along axis 0 looks back in fewer tiles than two per SM: (value, index) of 8-byte
+  // inputs take policy::column_items_latency rows there, sums all of the kernel's.
+  CHECK(items({1, 4096, 16}, max8) == fastscan::policy::column_items_latency(8, 16));
+  CHECK(items({1, 16384, 4}, max8) == fastscan::policy::column_items_latency(8, 16));
+  CHECK(fastscan::policy::column_items_latency(8, 16) < fastscan::policy::column_items);
+  CHECK(items({1, 4096, 16}, sum8) == fastscan::policy::column_items);
+  CHECK(items({1, 4096, 16}, max4) == fastscan::policy::column_items);
 }
 
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {

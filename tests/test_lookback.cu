@@ -15,7 +15,10 @@ const std::vector<fastscan::Shape3> lookback_shapes = {
     // Column look-backs along more chains than SMs: small blocks, many tiles per SM.
     {40, 999, 64}, {7, 777, 333},
     // Long rows: more than a thousand tiles in one chain, rows that start inside tiles.
-    {3, 1700003, 1}, {1, 9000011, 1}};
+    {3, 1700003, 1}, {1, 9000011, 1},
+    // Narrow columns: one long chain with 8 rows per thread, and latency plans whose int64 cummax
+    // takes fewer rows per thread than the kernel holds.
+    {2, 300007, 4}, {1, 4096, 16}, {1, 16384, 4}};
 
 //! cummax of int64 (a two-part accumulator) or cumsum of int32 (one part) on `stream` with caller
 //! temp storage; returns the number of wrong outputs.

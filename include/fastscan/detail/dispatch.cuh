@@ -76,7 +76,6 @@ struct dispatch {
   using op_t = typename Problem::op_t;
   static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
   static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t));
-  static constexpr int column_items = policy::column_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
 
   static scan_types types() {
@@ -145,8 +144,8 @@ struct dispatch {
                                       p.tile_cols,       p.col_chunks,        chains,      p.num_tiles,
                                       divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
                                       p.lookback,        counter,             words,       tag,
-                                      prefetch};
-      column_scan_kernel<column_items, column_vec, exact, Problem>
+                                      prefetch,          p.items};
+      column_scan_kernel<policy::column_items, column_vec, exact, Problem>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     }
     return cudaPeekAtLastError();

@@ -3,7 +3,7 @@
 //!
 //! A tile is `tile_rows` positions along len by `tile_cols` contiguous columns of one outer slice:
 //! lanes_x threads across the columns (VEC columns each, so a warp reads whole 16-byte vectors of a
-//! row) and lanes_y threads down the rows (ITEMS rows each). Each column is scanned down the tile
+//! row) and lanes_y threads down the rows (`items` rows each, at most ITEMS). Each column is scanned down the tile
 //! by shuffles between the thread rows of a warp and a fold over the warp rows in shared memory
 //! (two barriers), and tiles further down the same columns look back through the tile state with
 //! one channel per column (every warp looks back for its share of the tile's columns at once).
@@ -23,7 +23,7 @@ namespace detail {
 
 struct column_scan_params {
   std::int64_t outer, len, inner;
-  std::int64_t tile_rows;   //!< lanes_y * ITEMS
+  std::int64_t tile_rows;   //!< lanes_y * items
   std::int64_t tile_cols;   //!< lanes_x * VEC
   std::int64_t col_chunks;  //!< ceil(inner / tile_cols)
   std::int64_t chains;      //!< outer * col_chunks: tiles per len-tile round
@@ -35,6 +35,7 @@ struct column_scan_params {
   void* tile_words;                  //!< tile state (tile_state<Acc>, a channel per column)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
+  int items;  //!< rows per thread: a power of two, at most the kernel's ITEMS
 };
 
 FASTSCAN_HD constexpr std::size_t smem_align16(std::size_t v) { return (v + 15) / 16 * 16; }
@@ -76,15 +77,15 @@ FASTSCAN_DEVICE column_tile_part column_part(const column_scan_params& p, std::i
   t.tx = tid & (p.lanes_x - 1);
   t.ty = tid >> lx;
   const std::int64_t col0 = chunk * p.tile_cols + static_cast<std::int64_t>(t.tx) * VEC;
-  t.row0 = t.k * p.tile_rows + static_cast<std::int64_t>(t.ty) * ITEMS;
+  t.row0 = t.k * p.tile_rows + static_cast<std::int64_t>(t.ty) * p.items;
   const std::int64_t rows_left = p.len - t.row0;
-  t.nrows = rows_left <= 0 ? 0 : (rows_left >= ITEMS ? ITEMS : static_cast<int>(rows_left));
+  t.nrows = rows_left <= 0 ? 0 : (rows_left >= p.items ? p.items : static_cast<int>(rows_left));
   const std::int64_t cols_left = p.inner - col0;
   t.ncols = cols_left <= 0 ? 0 : (cols_left >= VEC ? VEC : static_cast<int>(cols_left));
   t.base = (o * p.len + t.row0) * p.inner + col0;
   const int warp_ty0 = (tid & ~31) >> lx;
-  const std::int64_t warp_row0 = t.k * p.tile_rows + static_cast<std::int64_t>(warp_ty0) * ITEMS;
-  t.warp_full = p.tile_cols == p.inner && p.lanes_x <= 32 && warp_row0 + (32 >> lx) * ITEMS <= p.len;
+  const std::int64_t warp_row0 = t.k * p.tile_rows + static_cast<std::int64_t>(warp_ty0) * p.items;
+  t.warp_full = p.items == ITEMS && p.tile_cols == p.inner && p.lanes_x <= 32 && warp_row0 + (32 >> lx) * ITEMS <= p.len;
   t.warp_base = (o * p.len + warp_row0) * p.inner;
   return t;
 }
@@ -181,7 +182,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   const int wy = ty >> rows_log2;
   const int yl = ty - (wy << rows_log2);
   const std::int64_t tile_rows_left = p.len - k * p.tile_rows;
-  const int last_ty = static_cast<int>(((tile_rows_left < p.tile_rows ? tile_rows_left : p.tile_rows) - 1) / ITEMS);
+  const int last_ty = static_cast<int>(((tile_rows_left < p.tile_rows ? tile_rows_left : p.tile_rows) - 1) >> log2_pow2(p.items));
   const int last_wy = last_ty >> rows_log2;
   acc_t before_lane[VEC];
 #pragma unroll
@@ -256,48 +257,78 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
       has_running[v] = true;
     }
   }
-  typename Problem::template buffer<ITEMS * VEC> out;
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    if (i < nrows) {
-#pragma unroll
-      for (int v = 0; v < VEC; ++v) {
-        if (v < ncols) {
-          const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
-          const acc_t previous = running[v];
-          running[v] = has_running[v] ? prob.op(running[v], e) : e;
-          prob.put(out, i * VEC + v, running[v], previous, has_running[v]);
-          has_running[v] = true;
-        }
-      }
-    }
-  }
-  prob.store(out, base, 0, [&](auto* ptr, const auto& values, int) {
-    using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
-    if constexpr (std::is_pointer_v<decltype(ptr)> && VEC * sizeof(value_t) == 16 && ITEMS <= exchange_units_per_pass) {
-      value_t* const warp_ptr = ptr - (base - warp_base);
-      if (warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
-        value_t* const row = staged_row<value_t, ITEMS * VEC>(exchange, lane);
-#pragma unroll
-        for (int j = 0; j < ITEMS * VEC; ++j) {
-          row[j] = values[j];
-        }
-        warp_unstage_units<ITEMS>(warp_ptr, exchange, p.lanes_x);
-        return;
-      }
-    }
+  if constexpr (sizeof(acc_t) >= policy::column_stream_min_acc_bytes) {
+    // Each row of outputs leaves as soon as it is formed: a warp's stores of one row index cover
+    // whole 16-byte vectors of 32 / lanes_x rows, and no output buffer holds registers.
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (i < nrows) {
-        value_t run[VEC];
+        typename Problem::template buffer<VEC> out;
 #pragma unroll
         for (int v = 0; v < VEC; ++v) {
-          run[v] = values[i * VEC + v];
+          if (v < ncols) {
+            const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
+            const acc_t previous = running[v];
+            running[v] = has_running[v] ? prob.op(running[v], e) : e;
+            prob.put(out, v, running[v], previous, has_running[v]);
+            has_running[v] = true;
+          }
         }
-        store_run<VEC>(ptr + i * p.inner, run, ncols);
+        prob.store(out, base + i * p.inner, 0, [&](auto* ptr, const auto& values, int) {
+          using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
+          value_t run[VEC];
+#pragma unroll
+          for (int v = 0; v < VEC; ++v) {
+            run[v] = values[v];
+          }
+          store_run<VEC>(ptr, run, ncols);
+        });
       }
     }
-  });
+  } else {
+    typename Problem::template buffer<ITEMS * VEC> out;
+  #pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (i < nrows) {
+  #pragma unroll
+        for (int v = 0; v < VEC; ++v) {
+          if (v < ncols) {
+            const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
+            const acc_t previous = running[v];
+            running[v] = has_running[v] ? prob.op(running[v], e) : e;
+            prob.put(out, i * VEC + v, running[v], previous, has_running[v]);
+            has_running[v] = true;
+          }
+        }
+      }
+    }
+    prob.store(out, base, 0, [&](auto* ptr, const auto& values, int) {
+      using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
+      if constexpr (std::is_pointer_v<decltype(ptr)> && VEC * sizeof(value_t) == 16 && ITEMS <= exchange_units_per_pass) {
+        value_t* const warp_ptr = ptr - (base - warp_base);
+        if (warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
+          value_t* const row = staged_row<value_t, ITEMS * VEC>(exchange, lane);
+  #pragma unroll
+          for (int j = 0; j < ITEMS * VEC; ++j) {
+            row[j] = values[j];
+          }
+          warp_unstage_units<ITEMS>(warp_ptr, exchange, p.lanes_x);
+          return;
+        }
+      }
+  #pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        if (i < nrows) {
+          value_t run[VEC];
+  #pragma unroll
+          for (int v = 0; v < VEC; ++v) {
+            run[v] = values[i * VEC + v];
+          }
+          store_run<VEC>(ptr + i * p.inner, run, ncols);
+        }
+      }
+    });
+  }
 }
 
 //! One block scans tiles as for_each_tile hands them out.

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <fastscan/ops/value_index.cuh>
+#include <fastscan/plan/policy.hpp>
 #include <fastscan/warp/warp_scan.cuh>
 
 #include <cstring>
@@ -123,6 +124,9 @@ struct tile_state {
     Acc result{};
     bool have_later = false;
     bool done = false;
+    if (gridDim.x >= policy::lookback_first_min_grid) {
+      __nanosleep(policy::lookback_first_ns);  // the predecessors' words are rarely there at once
+    }
     for (std::int64_t newest = tile - stride;; newest -= groups * stride) {
       const std::int64_t pred = newest - (groups - 1 - g) * stride;
       words w{};
@@ -140,7 +144,7 @@ struct tile_state {
         if (__all_sync(full_warp_mask, ready)) {
           break;
         }
-        __nanosleep(20);
+        __nanosleep(policy::lookback_retry_ns);
       }
       const unsigned mine = (prefixes >> c) & channel_lanes;
       const int p = mine != 0u ? (31 - __clz(static_cast<int>(mine))) >> col_log2 : -1;

@@ -132,11 +132,12 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     }
   } else {
     p.kind = strategy::columns;
-    p.items = policy::column_items(types.in_bytes, types.acc_bytes);
     p.vec = policy::column_vec(types.in_bytes);
     const std::int64_t col_groups = detail::ceil_div(shape.inner, p.vec);
     const int want_x = detail::next_pow2(col_groups);
-    const int want_y = detail::next_pow2(detail::ceil_div(shape.len, p.items));
+    // Rows per thread: the kernel's policy::column_items, fewer when len is shorter (no thread
+    // covers rows past the end).
+    const int max_items = std::min(policy::column_items, detail::next_pow2(shape.len));
     // Column totals per warp row [warp_rows][tile_cols], per column the tile total and a flag,
     // then the warps' exchange slices (device/column_scan.cuh).
     auto smem = [&](int ly, int lx) {
@@ -158,8 +159,10 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     // Tiles at least one 32-byte sector wide.
     const int min_lanes_x = std::max(1, 32 / (p.vec * static_cast<int>(types.in_bytes)));
     const plan base = p;
-    auto search = [&](int start_threads) {
+    auto search = [&](int start_threads, int items) {
       p = base;
+      p.items = items;
+      const int want_y = detail::next_pow2(detail::ceil_div(shape.len, p.items));
       plan too_long;  // the first look-back plan whose chains exceed a window
       bool have_too_long = false;
       // Passes: uncapped; then, for a plan that looks back, at most policy::column_lookback_max_cols
@@ -238,13 +241,21 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
         max_lanes_x = p.lanes_x / 2;
       }
     };
-    search(policy::column_threads);
+    search(policy::column_threads, max_items);
+    // A latency-bound plan (fewer tiles than policy::column_min_tiles_per_sm per SM) that looks
+    // back takes policy::column_items_latency rows per thread where that is fewer: more, shorter
+    // tiles.
+    const int latency_items = std::min(max_items, policy::column_items_latency(types.in_bytes, types.acc_bytes));
+    if (p.lookback && latency_items < p.items &&
+        p.num_tiles < std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
+      search(policy::column_threads, latency_items);
+    }
     // Many chains that look back: each chain's predecessor tile was issued a round of chains
     // earlier and is usually done, so what limits is the tiles in flight: small blocks put more
     // of them on each SM (same registers per thread) at the price of longer chains.
     if (p.lookback && p.block_threads > policy::column_threads_many_chains &&
         shape.outer * p.col_chunks >= std::int64_t{policy::column_many_chains_per_sm} * dev.sm_count) {
-      search(policy::column_threads_many_chains);
+      search(policy::column_threads_many_chains, p.items);
     }
     p.smem_bytes = smem(p.lanes_y, p.lanes_x);
     if (p.lookback) {

@@ -39,9 +39,16 @@ constexpr int row_min_blocks_per_sm = 2;
 constexpr int row_threads_min = 64;
 constexpr int row_min_tiles_per_sm = 2;
 
-//! Column kernel: columns per thread (one 16-byte vector of the row), and rows per thread: 8, or 4
-//! for 16-byte accumulators with 8-byte inputs ((value, int64 index) of int64/double), whose outputs
-//! otherwise spill about 1 KB per thread under the register cap.
+//! Column kernel: accumulators of at least column_stream_min_acc_bytes ((value, index) of
+//! cummax / cummin) store each row of a thread's outputs as soon as it is formed, with no output
+//! buffer in registers, so 8-byte inputs keep 8 rows per thread without spilling (they took 4, and
+//! spilled, with a buffer). H200, int64 cummax, harness, same run, buffered 4 rows -> streamed 8:
+//! [1, 2^20, 16] 336 -> 217 us, [1, 2^22, 4] 333 -> 261, [1, 4096, 4096] 194 -> 158,
+//! [64, 4096, 256] 745 -> 598; float32 [1, 2^20, 16] 286 -> 200. Streaming the sums too (their
+//! rows otherwise leave through the warp's exchange as one run) was mixed: [1, 2^20, 16] int64
+//! 146 -> 134 us, [1, 2^22, 4] 154 -> 161.
+constexpr std::size_t column_stream_min_acc_bytes = 16;
+//! Column kernel: columns per thread (one 16-byte vector of the row), and rows per thread (8).
 constexpr int column_vec(std::size_t in_bytes) {
   int vec = 1;
   while (static_cast<std::size_t>(vec) * 2 * in_bytes <= 16) {
@@ -49,8 +56,12 @@ constexpr int column_vec(std::size_t in_bytes) {
   }
   return vec;
 }
-constexpr int column_items(std::size_t in_bytes, std::size_t acc_bytes) {
-  return in_bytes >= 8 && acc_bytes >= 16 ? 4 : 8;
+constexpr int column_items = 8;
+//! Rows per thread of latency-bound column plans that look back (fewer tiles than
+//! column_min_tiles_per_sm per SM): 4 for 16-byte accumulators of 8-byte inputs, whose 8 rows
+//! measured slower there (H200, int64 cummax [1, 4096, 16]: 4 rows 8.5 us, 8 rows 12.1 us).
+constexpr int column_items_latency(std::size_t in_bytes, std::size_t acc_bytes) {
+  return in_bytes >= 8 && acc_bytes >= 16 ? 4 : column_items;
 }
 constexpr int column_threads = 256;
 //! Register cap for the column kernel, as for the rows (uncapped, cummax int64 took 238). One
@@ -82,6 +93,16 @@ constexpr int column_lookback_max_cols(std::size_t in_bytes) {
 //! ([1, 256, 65536] 233 -> 208 us), cumsum up to 12 % faster ([1, 262144, 64] 137 -> 120 us) but
 //! [1, 2^22, 4] 4 % slower. One SM count ahead was as good or up to 6 % slower, two up to 8 %.
 constexpr int prefetch_sm_divisor = 2;
+
+//! Look-back polling. In grids of at least lookback_first_min_grid blocks a look-back sleeps
+//! lookback_first_ns before its first poll (fewer polls of words not yet written); a window not
+//! ready is polled again after lookback_retry_ns. H200, harness, same run, first sleep 0 -> 400 ns:
+//! 1-D 2^28 int64 cumsum 1747 -> 1681 us, 2^24 cumsum 124 -> 119 us; cummax [1, 2^20, 16] 217 ->
+//! 206 us, [1, 262144, 64] 188 -> 183 us; [64, 4096, 256] 598 -> 610 us. Doubling the retry sleep
+//! from 64 up to 1024 ns gained nothing (within 2 %, either way).
+constexpr unsigned lookback_first_min_grid = 512;
+constexpr unsigned lookback_first_ns = 400;
+constexpr unsigned lookback_retry_ns = 20;
 
 //! Dynamic shared memory a plan may use without opting in.
 constexpr std::size_t smem_budget = 48 * 1024;

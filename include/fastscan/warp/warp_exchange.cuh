@@ -91,6 +91,9 @@ FASTSCAN_DEVICE void warp_store_blocked(T* warp_base, const T (&items)[N], uint4
   auto* dst = reinterpret_cast<unsigned char*>(warp_base);
   uint4 mine[shape::units];
   memcpy(&mine, &items, sizeof(items));
+  // The slice may still hold what other lanes are reading (their staged inputs, at another pitch
+  // when the output type is wider): the warp is done with it first.
+  __syncwarp();
 #pragma unroll
   for (int pass = 0; pass < shape::passes; ++pass) {
 #pragma unroll
