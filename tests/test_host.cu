@@ -162,6 +162,26 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
   CHECK(items({1, 4096, 16}, max4) == fastscan::policy::column_items);
 }
 
+TEST_CASE("look-backs along long chains in large grids sleep before their first poll", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const fastscan::scan_types max8{8, 16, 32, 24, 4608};
+  const auto sleep = [&](fastscan::Shape3 s) {
+    const auto p = fastscan::make_plan(s, max8, h200);
+    REQUIRE(p.valid);
+    return p.first_poll_ns;
+  };
+  const unsigned ns = fastscan::policy::lookback_first_poll_ns;
+  CHECK(ns > 0);
+  CHECK(sleep({1, 1 << 24, 1}) == ns);       // one row, 4096 tiles
+  CHECK(sleep({3, 5592405, 1}) == ns);       // rows that start inside tiles
+  CHECK(sleep({1, 1 << 20, 16}) == ns);      // one column chain
+  CHECK(sleep({1, 262144, 64}) == ns);       // four chains
+  CHECK(sleep({64, 4096, 256}) == 0u);       // 1024 chains: predecessors usually done
+  CHECK(sleep({1, 4096, 4096}) == 0u);       // 256 chains
+  CHECK(sleep({1, 65536, 1}) == 0u);         // 64 tiles: latency
+  CHECK(sleep({4096, 4096, 1}) == 0u);       // rows that fill whole tiles: no look-back
+}
+
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
   // 65536 int64 along axis 0 is latency: a chain longer than the 32 tiles a look-back round trip
   // reaches (shared among the columns a warp looks back for) would wait for several round trips.

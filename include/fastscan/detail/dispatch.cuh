@@ -134,7 +134,7 @@ struct dispatch {
     if (p.kind == strategy::rows) {
       if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
         const row_scan_params params{shape.outer * shape.len, shape.len, divisor(shape.len), p.tile_items,
-                                     p.num_tiles, p.lookback, counter, words, tag, prefetch};
+                                     p.num_tiles, p.lookback, counter, words, tag, prefetch, p.first_poll_ns};
         row_scan_kernel<row_items, exact, Problem>
             <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
       }
@@ -144,7 +144,7 @@ struct dispatch {
                                       p.tile_cols,       p.col_chunks,        chains,      p.num_tiles,
                                       divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
                                       p.lookback,        counter,             words,       tag,
-                                      prefetch,          p.items};
+                                      prefetch,          p.items,             p.first_poll_ns};
       column_scan_kernel<policy::column_items, column_vec, exact, Problem>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     }

@@ -36,6 +36,7 @@ struct column_scan_params {
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
   int items;  //!< rows per thread: a power of two, at most the kernel's ITEMS
+  unsigned first_poll_ns;  //!< plan::first_poll_ns
 };
 
 FASTSCAN_HD constexpr std::size_t smem_align16(std::size_t v) { return (v + 15) / 16 * 16; }
@@ -220,7 +221,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // share the columns (at most 32, plan.hpp), and each looks back for its columns at once (window
   // polls of one round trip, 32 / columns deep).
   if (p.lookback) {
-    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
+    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns};
     const int warps = nthreads / 32;
     const int per_warp = tile_cols >= warps ? tile_cols >> log2_pow2(warps) : 1;
     const int first_col = (tid / 32) * per_warp;

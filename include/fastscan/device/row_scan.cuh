@@ -29,6 +29,7 @@ struct row_scan_params {
   void* tile_words;                  //!< tile state (tile_state<Acc>, one channel per tile)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
+  unsigned first_poll_ns;            //!< plan::first_poll_ns
 };
 
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
@@ -145,7 +146,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   }
 
   block_scan<item_t> scan(smem, static_cast<int>(blockDim.x), 1);
-  row_tile_prefix<Exact, acc_t, op_t> hook{{static_cast<ulonglong2*>(p.tile_words), p.tag},
+  row_tile_prefix<Exact, acc_t, op_t> hook{{static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns},
                                            tile,
                                            p.by_len.mod(tile_base) == 0,
                                            p.lookback,

@@ -55,6 +55,7 @@ struct tile_state {
   };
   ulonglong2* base;
   unsigned long long tag;  //!< below 2^62; 0 when the state was zeroed before the launch
+  unsigned first_poll_ns = 0;  //!< sleep before a look-back's first poll (plan::first_poll_ns)
 
   FASTSCAN_DEVICE ulonglong2* at(std::int64_t tile, int channels, int channel) const {
     return base + (tile * channels + channel) * parts;
@@ -124,8 +125,8 @@ struct tile_state {
     Acc result{};
     bool have_later = false;
     bool done = false;
-    if (gridDim.x >= policy::lookback_first_min_grid) {
-      __nanosleep(policy::lookback_first_ns);  // the predecessors' words are rarely there at once
+    if (first_poll_ns > 0) {
+      __nanosleep(first_poll_ns);
     }
     for (std::int64_t newest = tile - stride;; newest -= groups * stride) {
       const std::int64_t pred = newest - (groups - 1 - g) * stride;

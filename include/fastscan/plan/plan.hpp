@@ -55,6 +55,7 @@ struct plan {
   std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
   std::int64_t prefetch_tiles = 0;  //!< each tile prefetches into L2 the inputs of the tile this many
                                     //!< tiles later (0: none)
+  unsigned first_poll_ns = 0;  //!< a tile's look-back sleeps this long before its first poll
   Shape3 layout{0, 0, 0};      //!< the shape the kernels see (a len-1 scan is a copy: rows of 1)
   bool valid = true;           //!< false when the shape cannot be planned (see error)
   const char* error = nullptr;
@@ -265,6 +266,12 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   }
   // More tiles than a grid holds: blocks loop over tiles (in issue order when they look back).
   p.grid = p.num_tiles < dev.max_grid_x ? p.num_tiles : dev.max_grid_x;
+  // Long chains (row plans, column plans along fewer chains than SMs) in large grids: a tile's
+  // nearest predecessors are rarely done when it first looks back.
+  if (p.lookback && p.num_tiles >= policy::lookback_sleep_min_tiles &&
+      (p.kind == strategy::rows || p.layout.outer * p.col_chunks < dev.sm_count)) {
+    p.first_poll_ns = policy::lookback_first_poll_ns;
+  }
   const std::int64_t ahead = std::max(1, dev.sm_count / policy::prefetch_sm_divisor);
   p.prefetch_tiles = p.num_tiles > ahead ? ahead : 0;
   if (p.smem_bytes > dev.smem_per_block) {

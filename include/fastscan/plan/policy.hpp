@@ -94,14 +94,16 @@ constexpr int column_lookback_max_cols(std::size_t in_bytes) {
 //! [1, 2^22, 4] 4 % slower. One SM count ahead was as good or up to 6 % slower, two up to 8 %.
 constexpr int prefetch_sm_divisor = 2;
 
-//! Look-back polling. In grids of at least lookback_first_min_grid blocks a look-back sleeps
-//! lookback_first_ns before its first poll (fewer polls of words not yet written); a window not
-//! ready is polled again after lookback_retry_ns. H200, harness, same run, first sleep 0 -> 400 ns:
-//! 1-D 2^28 int64 cumsum 1747 -> 1681 us, 2^24 cumsum 124 -> 119 us; cummax [1, 2^20, 16] 217 ->
-//! 206 us, [1, 262144, 64] 188 -> 183 us; [64, 4096, 256] 598 -> 610 us. Doubling the retry sleep
+//! Look-back polling. Plans of at least lookback_sleep_min_tiles tiles along long chains (rows;
+//! columns along fewer chains than SMs) sleep lookback_first_poll_ns before a tile's first poll
+//! (fewer polls of words not yet written); a window not ready is polled again after
+//! lookback_retry_ns. H200, harness, same run, first sleep 0 -> 400 ns: 1-D 2^28 int64 cumsum
+//! 1747 -> 1681 us, 2^24 cumsum 124 -> 119 us; cummax [1, 2^20, 16] 217 -> 206 us,
+//! [1, 262144, 64] 188 -> 183 us; but along many chains, where the predecessor is usually done,
+//! [64, 4096, 256] cummax 598 -> 610 us (bench: cumsum 350 -> 362 us). Doubling the retry sleep
 //! from 64 up to 1024 ns gained nothing (within 2 %, either way).
-constexpr unsigned lookback_first_min_grid = 512;
-constexpr unsigned lookback_first_ns = 400;
+constexpr long long lookback_sleep_min_tiles = 512;
+constexpr unsigned lookback_first_poll_ns = 400;
 constexpr unsigned lookback_retry_ns = 20;
 
 //! Dynamic shared memory a plan may use without opting in.
