@@ -182,6 +182,27 @@ TEST_CASE("look-backs along long chains in large grids sleep before their first 
   CHECK(sleep({4096, 4096, 1}) == 0u);       // rows that fill whole tiles: no look-back
 }
 
+TEST_CASE("large column scans along a short axis neither look back nor shrink to one warp", "[host][plan]") {
+  // Shared memory used to be trimmed by thread rows first, which split a short len over several
+  // tiles, and the look-back's narrow tiles then left one-warp blocks (H200, int64 cummax
+  // [1, 16, 2^20]: 231 us with 32-thread blocks, 153 us with 256).
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  for (const fastscan::scan_types& types :
+       {fastscan::scan_types{8, 16, 32, 24, 4608}, fastscan::scan_types{8, 8, 16, 16, 4608}, fastscan::scan_types{4, 16, 32, 24, 4608},
+        fastscan::scan_types{2, 4, 16, 8, 4608}, fastscan::scan_types{1, 16, 32, 24, 4608}, fastscan::scan_types{1, 8, 16, 16, 4608}}) {
+    for (const std::int64_t numel : {std::int64_t{1} << 24, std::int64_t{1} << 26}) {
+      for (std::int64_t len = 2; len <= 64; len *= 2) {
+        const fastscan::Shape3 s{1, len, numel / len};
+        CAPTURE(shape_name(s), types.in_bytes, types.acc_bytes);
+        const auto p = fastscan::make_plan(s, types, h200);
+        REQUIRE(p.valid);
+        CHECK_FALSE(p.lookback);
+        CHECK(p.block_threads >= 64);
+      }
+    }
+  }
+}
+
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
   // 65536 int64 along axis 0 is latency: a chain longer than the 32 tiles a look-back round trip
   // reaches (shared among the columns a warp looks back for) would wait for several round trips.

@@ -192,11 +192,16 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
               lanes_y *= 2;
             }
           }
-          while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_y > 1 && lanes_x * lanes_y > 32) {
-            lanes_y /= 2;
-          }
+          // Over the shared memory: fewer thread rows, unless that would split a len the tile
+          // covers (a look-back plan where none was needed); then fewer columns.
           while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
-            lanes_x /= 2;
+            const bool covers = std::int64_t{lanes_y} * p.items >= shape.len;
+            const bool still_covers = std::int64_t{lanes_y / 2} * p.items >= shape.len;
+            if (lanes_y > 1 && (lanes_x == 1 || !covers || still_covers)) {
+              lanes_y /= 2;
+            } else {
+              lanes_x /= 2;
+            }
           }
           p.lanes_x = lanes_x;
           p.lanes_y = lanes_y;
