@@ -48,7 +48,7 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     CHECK(p.tile_cols == std::int64_t{p.lanes_x} * p.vec);
     CHECK(p.tile_items == std::int64_t{p.lanes_y} * p.items);
     CHECK(p.items >= 1);
-    CHECK(p.items <= fastscan::policy::column_items);  // the kernel's rows per thread
+    CHECK(p.items <= fastscan::policy::column_items(types.in_bytes));  // the kernel's rows per thread
     CHECK((p.items & (p.items - 1)) == 0);
     CHECK((p.items == 1 || std::int64_t{p.items} / 2 < l.len));  // no thread's rows all past the end
     CHECK(p.col_chunks * p.tile_cols >= l.inner);
@@ -146,9 +146,9 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
   };
   for (const auto& t : {sum8, max8, max4}) {
     CAPTURE(t.in_bytes, t.acc_bytes);
-    CHECK(items({1, 1 << 20, 16}, t) == fastscan::policy::column_items);
-    CHECK(items({1, 1 << 22, 4}, t) == fastscan::policy::column_items);
-    CHECK(items({64, 4096, 256}, t) == fastscan::policy::column_items);
+    CHECK(items({1, 1 << 20, 16}, t) == fastscan::policy::column_items(t.in_bytes));
+    CHECK(items({1, 1 << 22, 4}, t) == fastscan::policy::column_items(t.in_bytes));
+    CHECK(items({64, 4096, 256}, t) == fastscan::policy::column_items(t.in_bytes));
     CHECK(items({1, 4, 1 << 22}, t) == 4);  // len 4: four rows per thread
     CHECK(items({7, 3, 1000}, t) == 4);
     CHECK(items({5, 2, 77}, t) == 2);
@@ -157,9 +157,11 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
   // inputs take policy::column_items_latency rows there, sums all of the kernel's.
   CHECK(items({1, 4096, 16}, max8) == fastscan::policy::column_items_latency(8, 16));
   CHECK(items({1, 16384, 4}, max8) == fastscan::policy::column_items_latency(8, 16));
-  CHECK(fastscan::policy::column_items_latency(8, 16) < fastscan::policy::column_items);
-  CHECK(items({1, 4096, 16}, sum8) == fastscan::policy::column_items);
-  CHECK(items({1, 4096, 16}, max4) == fastscan::policy::column_items);
+  CHECK(fastscan::policy::column_items_latency(8, 16) < fastscan::policy::column_items(8));
+  CHECK(items({1, 4096, 16}, sum8) == fastscan::policy::column_items(8));
+  CHECK(items({1, 4096, 16}, max4) == fastscan::policy::column_items(4));
+  // Inputs wider than 16 bytes sit in registers: four rows per thread.
+  CHECK(items({1, 1 << 20, 16}, fastscan::scan_types{32, 32, 64, 40, 4608}) == 4);
 }
 
 TEST_CASE("look-backs along long chains in large grids sleep before their first poll", "[host][plan]") {
@@ -180,6 +182,27 @@ TEST_CASE("look-backs along long chains in large grids sleep before their first 
   CHECK(sleep({1, 4096, 4096}) == 0u);       // 256 chains
   CHECK(sleep({1, 65536, 1}) == 0u);         // 64 tiles: latency
   CHECK(sleep({4096, 4096, 1}) == 0u);       // rows that fill whole tiles: no look-back
+}
+
+TEST_CASE("large column scans along a short axis neither look back nor shrink to one warp", "[host][plan]") {
+  // Shared memory used to be trimmed by thread rows first, which split a short len over several
+  // tiles, and the look-back's narrow tiles then left one-warp blocks (H200, int64 cummax
+  // [1, 16, 2^20]: 231 us with 32-thread blocks, 153 us with 256).
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  for (const fastscan::scan_types& types :
+       {fastscan::scan_types{8, 16, 32, 24, 4608}, fastscan::scan_types{8, 8, 16, 16, 4608}, fastscan::scan_types{4, 16, 32, 24, 4608},
+        fastscan::scan_types{2, 4, 16, 8, 4608}, fastscan::scan_types{1, 16, 32, 24, 4608}, fastscan::scan_types{1, 8, 16, 16, 4608}}) {
+    for (const std::int64_t numel : {std::int64_t{1} << 24, std::int64_t{1} << 26}) {
+      for (std::int64_t len = 2; len <= 64; len *= 2) {
+        const fastscan::Shape3 s{1, len, numel / len};
+        CAPTURE(shape_name(s), types.in_bytes, types.acc_bytes);
+        const auto p = fastscan::make_plan(s, types, h200);
+        REQUIRE(p.valid);
+        CHECK_FALSE(p.lookback);
+        CHECK(p.block_threads >= 64);
+      }
+    }
+  }
 }
 
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {

@@ -138,7 +138,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     const int want_x = detail::next_pow2(col_groups);
     // Rows per thread: the kernel's policy::column_items, fewer when len is shorter (no thread
     // covers rows past the end).
-    const int max_items = std::min(policy::column_items, detail::next_pow2(shape.len));
+    const int max_items = std::min(policy::column_items(types.in_bytes), detail::next_pow2(shape.len));
     // Column totals per warp row [warp_rows][tile_cols], per column the tile total and a flag,
     // then the warps' exchange slices (device/column_scan.cuh).
     auto smem = [&](int ly, int lx) {
@@ -192,11 +192,16 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
               lanes_y *= 2;
             }
           }
-          while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_y > 1 && lanes_x * lanes_y > 32) {
-            lanes_y /= 2;
-          }
+          // Over the shared memory: fewer thread rows, unless that would split a len the tile
+          // covers (a look-back plan where none was needed); then fewer columns.
           while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
-            lanes_x /= 2;
+            const bool covers = std::int64_t{lanes_y} * p.items >= shape.len;
+            const bool still_covers = std::int64_t{lanes_y / 2} * p.items >= shape.len;
+            if (lanes_y > 1 && (lanes_x == 1 || !covers || still_covers)) {
+              lanes_y /= 2;
+            } else {
+              lanes_x /= 2;
+            }
           }
           p.lanes_x = lanes_x;
           p.lanes_y = lanes_y;
