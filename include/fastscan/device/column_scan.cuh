@@ -3,10 +3,11 @@
 //!
 //! A tile is `tile_rows` positions along len by `tile_cols` contiguous columns of one outer slice:
 //! lanes_x threads across the columns (VEC columns each, so a warp reads whole 16-byte vectors of a
-//! row) and lanes_y threads down the rows (`items` rows each, at most ITEMS). Each column is scanned down the tile
-//! by shuffles between the thread rows of a warp and a fold over the warp rows in shared memory
-//! (two barriers), and tiles further down the same columns look back through the tile state with
-//! one channel per column (every warp looks back for its share of the tile's columns at once).
+//! row) and lanes_y threads down the rows (`items` rows each, at most ITEMS). Each column is
+//! scanned down the tile by shuffles between the thread rows of a warp and a fold over the warp
+//! rows in shared memory (two barriers), and tiles further down the same columns look back through
+//! the tile state with one channel per column (every warp looks back for its share of the tile's
+//! columns at once).
 //! Tile ids run len-tile-major, so a tile's predecessor was issued a whole round of
 //! (outer x column-chunk) tiles earlier and is usually complete when it is needed.
 #pragma once
@@ -258,6 +259,14 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
       has_running[v] = true;
     }
   }
+  // Forms the output of row i, column v of the thread into slot `slot` of `out`.
+  auto form = [&](auto& out, int slot, int i, int v) {
+    const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
+    const acc_t previous = running[v];
+    running[v] = has_running[v] ? prob.op(running[v], e) : e;
+    prob.put(out, slot, running[v], previous, has_running[v]);
+    has_running[v] = true;
+  };
   if constexpr (sizeof(acc_t) >= policy::column_stream_min_acc_bytes) {
     // Each row of outputs leaves as soon as it is formed: a warp's stores of one row index cover
     // whole 16-byte vectors of 32 / lanes_x rows, and no output buffer holds registers.
@@ -268,11 +277,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
 #pragma unroll
         for (int v = 0; v < VEC; ++v) {
           if (v < ncols) {
-            const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
-            const acc_t previous = running[v];
-            running[v] = has_running[v] ? prob.op(running[v], e) : e;
-            prob.put(out, v, running[v], previous, has_running[v]);
-            has_running[v] = true;
+            form(out, v, i, v);
           }
         }
         prob.store(out, base + i * p.inner, 0, [&](auto* ptr, const auto& values, int) {
@@ -288,17 +293,13 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     }
   } else {
     typename Problem::template buffer<ITEMS * VEC> out;
-  #pragma unroll
+#pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (i < nrows) {
-  #pragma unroll
+#pragma unroll
         for (int v = 0; v < VEC; ++v) {
           if (v < ncols) {
-            const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
-            const acc_t previous = running[v];
-            running[v] = has_running[v] ? prob.op(running[v], e) : e;
-            prob.put(out, i * VEC + v, running[v], previous, has_running[v]);
-            has_running[v] = true;
+            form(out, i * VEC + v, i, v);
           }
         }
       }
@@ -309,7 +310,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
         value_t* const warp_ptr = ptr - (base - warp_base);
         if (warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
           value_t* const row = staged_row<value_t, ITEMS * VEC>(exchange, lane);
-  #pragma unroll
+#pragma unroll
           for (int j = 0; j < ITEMS * VEC; ++j) {
             row[j] = values[j];
           }
@@ -317,11 +318,11 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
           return;
         }
       }
-  #pragma unroll
+#pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         if (i < nrows) {
           value_t run[VEC];
-  #pragma unroll
+#pragma unroll
           for (int v = 0; v < VEC; ++v) {
             run[v] = values[i * VEC + v];
           }
