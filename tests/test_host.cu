@@ -203,6 +203,22 @@ TEST_CASE("large column scans along a short axis neither look back nor shrink to
   }
 }
 
+TEST_CASE("row plans of narrow types with outputs in place take more items per thread", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const auto items = [&](std::size_t in, std::size_t acc, bool in_place) {
+    fastscan::scan_types t{in, acc, 16, acc + 8, 4608, in_place};
+    const auto p = fastscan::make_plan({1, std::int64_t{1} << 26, 1}, t, h200);
+    REQUIRE(p.kind == fastscan::strategy::rows);
+    return p.items;
+  };
+  CHECK(items(1, 1, true) == 64);   // uint8 sums
+  CHECK(items(2, 4, true) == 64);   // half sums (float accumulators)
+  CHECK(items(1, 8, false) == 32);  // bool into int64: a register buffer
+  CHECK(items(4, 4, true) == 32);
+  CHECK(items(8, 8, true) == 16);
+  CHECK(items(1, 16, false) == 16);  // (value, index) accumulators
+}
+
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
   // 65536 int64 along axis 0 is latency: a chain longer than the 32 tiles a look-back round trip
   // reaches (shared among the columns a warp looks back for) would wait for several round trips.

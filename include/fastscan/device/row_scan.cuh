@@ -63,6 +63,11 @@ struct row_tile_prefix {
   }
 };
 
+//! Whether a problem's outputs can be formed in place of its staged inputs: one output array of
+//! the input type.
+template <class Problem>
+constexpr bool outputs_in_place = std::is_same_v<typename Problem::single_output_t, typename Problem::input_t>;
+
 template <int ITEMS, bool Exact, class Problem>
 FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p, std::int64_t tile,
                                    unsigned char* smem) {
@@ -154,37 +159,52 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   item_t before;
   const bool has_before = scan.exclusive_scan(total, before, seg, hook);
 
-  typename Problem::template buffer<ITEMS> out;
-  acc_t running = before.value;
-  bool has_running = has_before;
-  int next_head = plain ? ITEMS : first_head;
-  std::int64_t r = row_pos0;
+  // Outputs of the inputs' type (sums into the same type, generic scans) are formed in place of
+  // the thread's staged items, so no output buffer holds registers; others are buffered.
+  using buffer_t = typename Problem::template buffer<ITEMS>;
+  constexpr bool in_place = outputs_in_place<Problem>;
+  auto form_and_store = [&](buffer_t& out) {
+    acc_t running = before.value;
+    bool has_running = has_before;
+    int next_head = plain ? ITEMS : first_head;
+    std::int64_t r = row_pos0;
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    if (i < count) {
-      if (i == next_head) {
-        r = 0;
-        next_head += spacing;
-        has_running = false;
+    for (int i = 0; i < ITEMS; ++i) {
+      if (i < count) {
+        if (i == next_head) {
+          r = 0;
+          next_head += spacing;
+          has_running = false;
+        }
+        const acc_t e = prob.lift(items[i], r);
+        const acc_t previous = running;
+        running = has_running ? prob.op(running, e) : e;
+        prob.put(out, i, running, previous, has_running);
+        has_running = true;
+        ++r;
       }
-      const acc_t e = prob.lift(items[i], r);
-      const acc_t previous = running;
-      running = has_running ? prob.op(running, e) : e;
-      prob.put(out, i, running, previous, has_running);
-      has_running = true;
-      ++r;
     }
+    prob.store(out, first, count, [&](auto* thread_ptr, const auto& values, int n) {
+      using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
+      if constexpr (std::is_pointer_v<decltype(thread_ptr)> && warp_exchange_shape<value_t, ITEMS>::supported) {
+        if (coalesced(thread_ptr)) {
+          if constexpr (in_place) {
+            warp_unstage_units<warp_exchange_shape<value_t, ITEMS>::units>(thread_ptr - lane * ITEMS, exchange);
+          } else {
+            warp_store_blocked<ITEMS>(thread_ptr - lane * ITEMS, values, exchange);
+          }
+          return;
+        }
+      }
+      store_run<ITEMS>(thread_ptr, values, n);
+    });
+  };
+  if constexpr (in_place) {
+    form_and_store(*reinterpret_cast<buffer_t*>(items));
+  } else {
+    buffer_t out;
+    form_and_store(out);
   }
-  prob.store(out, first, count, [&](auto* thread_ptr, const auto& values, int n) {
-    using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
-    if constexpr (std::is_pointer_v<decltype(thread_ptr)> && warp_exchange_shape<value_t, ITEMS>::supported) {
-      if (coalesced(thread_ptr)) {
-        warp_store_blocked<ITEMS>(thread_ptr - lane * ITEMS, values, exchange);
-        return;
-      }
-    }
-    store_run<ITEMS>(thread_ptr, values, n);
-  });
 }
 
 //! One block scans tiles as for_each_tile hands them out.

@@ -27,6 +27,8 @@ struct scan_types {
   std::size_t word_bytes;   //!< tile state per tile and channel (16 bytes per 8 of the accumulator)
   std::size_t flagged_bytes;  //!< accumulator with a segment-head flag (row kernel block scan)
   std::size_t exchange_bytes_per_warp = 0;  //!< row kernel: shared memory a warp's coalescing exchange takes
+  bool outputs_in_place = false;  //!< row kernel: outputs formed in place of the staged inputs (one
+                                  //!< output array of the input type)
 };
 
 enum class strategy {
@@ -112,7 +114,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   p.layout = shape;
   if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
     p.kind = strategy::rows;
-    p.items = policy::row_items(types.in_bytes, types.acc_bytes);
+    p.items = policy::row_items(types.in_bytes, types.acc_bytes, types.outputs_in_place);
     int threads = policy::row_threads_max;
     while (threads > policy::row_threads_min &&
            detail::ceil_div(numel, std::int64_t{threads} * p.items) <
