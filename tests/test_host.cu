@@ -214,8 +214,9 @@ TEST_CASE("row plans of narrow types with outputs in place take more items per t
   CHECK(items(1, 1, true) == 64);   // uint8 sums
   CHECK(items(2, 4, true) == 64);   // half sums (float accumulators)
   CHECK(items(1, 8, false) == 32);  // bool into int64: a register buffer
-  CHECK(items(4, 4, true) == 32);
-  CHECK(items(8, 8, true) == 16);
+  CHECK(items(4, 4, true) == 64);   // 256 bytes per thread in shared memory
+  CHECK(items(8, 8, true) == 32);
+  CHECK(items(8, 8, false) == 16);
   CHECK(items(1, 16, false) == 16);  // (value, index) accumulators
 }
 
