@@ -72,7 +72,9 @@ TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
   const std::vector<fastscan::scan_types> type_sets = {
       {1, 8, 16, 16, 4608}, {1, 16, 32, 24, 4608}, {2, 4, 16, 8, 4608}, {2, 16, 32, 24, 4608}, {4, 4, 16, 8, 4608},
       {4, 16, 32, 24, 4608}, {8, 8, 16, 16, 4608}, {8, 16, 32, 24, 4608}, {16, 16, 32, 20, 4608},
-      {32, 32, 64, 40, 4608}};
+      {32, 32, 64, 40, 4608},
+      // Row outputs formed in place (more items per thread for narrow types).
+      {1, 1, 16, 9, 4608, true}, {2, 4, 16, 8, 4608, true}, {8, 8, 16, 16, 4608, true}};
   std::vector<std::int64_t> extents = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 1000, 4097, 65536, 1 << 20};
   for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
     extents.push_back(big);

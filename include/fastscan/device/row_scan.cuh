@@ -188,7 +188,8 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
       using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
       if constexpr (std::is_pointer_v<decltype(thread_ptr)> && warp_exchange_shape<value_t, ITEMS>::supported) {
         if (coalesced(thread_ptr)) {
-          if constexpr (in_place) {
+          // (Generic scans may write an iterator of another type: those take the copy.)
+          if constexpr (in_place && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(thread_ptr)>>, value_t>) {
             warp_unstage_units<warp_exchange_shape<value_t, ITEMS>::units>(thread_ptr - lane * ITEMS, exchange);
           } else {
             warp_store_blocked<ITEMS>(thread_ptr - lane * ITEMS, values, exchange);
