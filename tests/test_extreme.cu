@@ -81,6 +81,41 @@ std::vector<std::int64_t> framework_indices(const std::vector<double>& x, fastsc
 }
 }  // namespace
 
+TEST_CASE("cummax of inputs and outputs off the 16-byte grid", "[gpu][extreme]") {
+  // One element past an allocation: inputs, values or indices leave the coalesced paths.
+  std::uint64_t seed = 700;
+  for (const fastscan::Shape3 s : {fastscan::Shape3{3, 100003, 1}, fastscan::Shape3{1, 70001, 1}, fastscan::Shape3{2, 517, 64},
+                                   fastscan::Shape3{1, 30001, 4}}) {
+    for (const int shift : {0, 1, 2, 3}) {  // bits: input shifted, outputs shifted
+      const int in_shift = shift & 1, out_shift = shift >> 1;
+      CAPTURE(shape_name(s), in_shift, out_shift);
+      const auto numel = static_cast<std::size_t>(s.outer * s.len * s.inner);
+      const auto in = random_values<std::int64_t>(numel, ++seed);
+      device_buffer<std::int64_t> d_in(numel + 1), d_values(numel + 1), d_indices(numel + 1);
+      CUDA_REQUIRE(cudaMemcpy(d_in.ptr + in_shift, in.data(), numel * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+      d_values.poison();
+      d_indices.poison();
+      std::size_t temp_bytes = 0;
+      const std::int64_t* x = d_in.ptr + in_shift;
+      CUDA_REQUIRE(fastscan::cummax(nullptr, temp_bytes, x, d_values.ptr + out_shift, d_indices.ptr + out_shift, s));
+      device_buffer<unsigned char> temp(temp_bytes);
+      CUDA_REQUIRE(fastscan::cummax(temp.ptr, temp_bytes, x, d_values.ptr + out_shift, d_indices.ptr + out_shift, s));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      host_array<std::int64_t> want;
+      std::vector<std::int64_t> want_idx;
+      reference_extreme(in, want, want_idx, s, false, false);
+      const auto values = d_values.download();
+      const auto indices = d_indices.download();
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < numel; ++i) {
+        const std::size_t at = i + static_cast<std::size_t>(out_shift);
+        bad += values[at] != want[i] || indices[at] != want_idx[i];
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("cummax and cummin reproduce the framework examples", "[gpu][extreme]") {
   CHECK(framework_indices({2, 2, 1, 1, 3, 3}, fastscan::Extreme::max, nullptr) ==
         std::vector<std::int64_t>{0, 1, 1, 1, 4, 5});

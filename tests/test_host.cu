@@ -51,7 +51,7 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     CHECK(p.tile_cols == std::int64_t{p.lanes_x} * p.vec);
     CHECK(p.tile_items == std::int64_t{p.lanes_y} * p.items);
     CHECK(p.items >= 1);
-    CHECK(p.items <= fastscan::policy::column_items);  // the kernel's rows per thread
+    CHECK(p.items <= fastscan::policy::column_items(types.in_bytes));  // the kernel's rows per thread
     CHECK((p.items & (p.items - 1)) == 0);
     CHECK((p.items == 1 || std::int64_t{p.items} / 2 < l.len));  // no thread's rows all past the end
     CHECK(p.col_chunks * p.tile_cols >= l.inner);
@@ -152,9 +152,9 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
   };
   for (const auto& t : {sum8, max8, max4}) {
     CAPTURE(t.in_bytes, t.acc_bytes);
-    CHECK(items({1, 1 << 20, 16}, t) == fastscan::policy::column_items);
-    CHECK(items({1, 1 << 22, 4}, t) == fastscan::policy::column_items);
-    CHECK(items({64, 4096, 256}, t) == fastscan::policy::column_items);
+    CHECK(items({1, 1 << 20, 16}, t) == fastscan::policy::column_items(t.in_bytes));
+    CHECK(items({1, 1 << 22, 4}, t) == fastscan::policy::column_items(t.in_bytes));
+    CHECK(items({64, 4096, 256}, t) == fastscan::policy::column_items(t.in_bytes));
     CHECK(items({1, 4, 1 << 22}, t) == 4);  // len 4: four rows per thread
     CHECK(items({7, 3, 1000}, t) == 4);
     CHECK(items({5, 2, 77}, t) == 2);
@@ -163,9 +163,11 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
   // inputs take policy::column_items_latency rows there, sums all of the kernel's.
   CHECK(items({1, 4096, 16}, max8) == fastscan::policy::column_items_latency(8, 16));
   CHECK(items({1, 16384, 4}, max8) == fastscan::policy::column_items_latency(8, 16));
-  CHECK(fastscan::policy::column_items_latency(8, 16) < fastscan::policy::column_items);
-  CHECK(items({1, 4096, 16}, sum8) == fastscan::policy::column_items);
-  CHECK(items({1, 4096, 16}, max4) == fastscan::policy::column_items);
+  CHECK(fastscan::policy::column_items_latency(8, 16) < fastscan::policy::column_items(8));
+  CHECK(items({1, 4096, 16}, sum8) == fastscan::policy::column_items(8));
+  CHECK(items({1, 4096, 16}, max4) == fastscan::policy::column_items(4));
+  // Inputs wider than 16 bytes sit in registers: four rows per thread.
+  CHECK(items({1, 1 << 20, 16}, fastscan::scan_types{32, 32, 64, 40, 4608}) == 4);
 }
 
 TEST_CASE("look-backs along long chains in large grids sleep before their first poll", "[host][plan]") {

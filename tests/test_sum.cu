@@ -81,6 +81,46 @@ TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", bool,
   check_all_shapes<TestType, Out>();
 }
 
+TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][sum]", std::uint8_t, std::int16_t,
+                   std::int32_t, std::int64_t, float) {
+  // Pointers one element past an allocation: whole warps lose their coalesced path on the input,
+  // the output or both, and mix staged and direct accesses.
+  std::uint64_t seed = 900;
+  for (const fastscan::Shape3 s : {fastscan::Shape3{3, 100003, 1}, fastscan::Shape3{1, 70001, 1}, fastscan::Shape3{5, 4099, 1},
+                                   fastscan::Shape3{2, 517, 64}, fastscan::Shape3{1, 3001, 3}}) {
+    for (const auto& shifts : {std::pair<int, int>{1, 0}, std::pair<int, int>{0, 1}, std::pair<int, int>{1, 1}}) {
+      CAPTURE(type_name<TestType>(), shape_name(s), shifts.first, shifts.second);
+      const auto numel = static_cast<std::size_t>(s.outer * s.len * s.inner);
+      const auto in = random_values<TestType>(numel, ++seed);
+      device_buffer<TestType> d_in(numel + 1);
+      device_buffer<TestType> d_out(numel + 1);
+      CUDA_REQUIRE(cudaMemcpy(d_in.ptr + shifts.first, in.data(), numel * sizeof(TestType), cudaMemcpyHostToDevice));
+      d_out.poison();
+      const TestType* x = d_in.ptr + shifts.first;
+      TestType* y = d_out.ptr + shifts.second;
+      std::size_t temp_bytes = 0;
+      CUDA_REQUIRE(fastscan::cumsum(nullptr, temp_bytes, x, y, s));
+      device_buffer<unsigned char> temp(temp_bytes);
+      CUDA_REQUIRE(fastscan::cumsum(temp.ptr, temp_bytes, x, y, s));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      std::vector<double> sums, magnitudes;
+      std::vector<TestType> exact;
+      reference_sum<TestType, TestType>(in, sums, magnitudes, exact, s, false);
+      const auto got = d_out.download();
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < numel; ++i) {
+        const TestType g = got[i + static_cast<std::size_t>(shifts.second)];
+        if constexpr (std::is_integral_v<TestType>) {
+          bad += g != exact[i];
+        } else {
+          bad += std::isnan(sums[i]) ? !fastscan::detail::is_nan(g) : !same_bits(g, from_double<TestType>(sums[i]));
+        }
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("float cumsum is bitwise reproducible", "[gpu][sum][determinism]") {
   // Non-integral random floats, so the grouping of additions shows in the last bits.
   for (fastscan::Shape3 s : {fastscan::Shape3{1, std::int64_t{1} << 24, 1}, fastscan::Shape3{1, 1 << 20, 3},

@@ -153,7 +153,7 @@ struct dispatch {
                                       divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
                                       p.lookback,        counter,             words,       tag,
                                       prefetch,          p.items,             p.first_poll_ns};
-      column_scan_kernel<policy::column_items, column_vec, exact, Problem>
+      column_scan_kernel<policy::column_items(sizeof(input_t)), column_vec, exact, Problem>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     }
     return cudaPeekAtLastError();

@@ -143,7 +143,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     const int want_x = detail::next_pow2(col_groups);
     // Rows per thread: the kernel's policy::column_items, fewer when len is shorter (no thread
     // covers rows past the end).
-    const int max_items = std::min(policy::column_items, detail::next_pow2(shape.len));
+    const int max_items = std::min(policy::column_items(types.in_bytes), detail::next_pow2(shape.len));
     // Column totals per warp row [warp_rows][tile_cols], per column the tile total and a flag,
     // then the warps' exchange slices (device/column_scan.cuh).
     auto smem = [&](int ly, int lx) {

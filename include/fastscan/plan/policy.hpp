@@ -62,7 +62,9 @@ constexpr int row_min_tiles_per_sm = 2;
 //! rows otherwise leave through the warp's exchange as one run) was mixed: [1, 2^20, 16] int64
 //! 146 -> 134 us, [1, 2^22, 4] 154 -> 161.
 constexpr std::size_t column_stream_min_acc_bytes = 16;
-//! Column kernel: columns per thread (one 16-byte vector of the row), and rows per thread (8).
+//! Column kernel: columns per thread (one 16-byte vector of the row), and rows per thread: 8, or 4
+//! for inputs wider than 16 bytes, which are held in registers rather than the exchange slice
+//! (ptxas, sm_90: a 32-byte generic sum spills 368 bytes per thread at 4 rows, 824 at 8).
 constexpr int column_vec(std::size_t in_bytes) {
   int vec = 1;
   while (static_cast<std::size_t>(vec) * 2 * in_bytes <= 16) {
@@ -70,12 +72,12 @@ constexpr int column_vec(std::size_t in_bytes) {
   }
   return vec;
 }
-constexpr int column_items = 8;
+constexpr int column_items(std::size_t in_bytes) { return in_bytes > 16 ? 4 : 8; }
 //! Rows per thread of latency-bound column plans that look back (fewer tiles than
 //! column_min_tiles_per_sm per SM): 4 for 16-byte accumulators of 8-byte inputs, whose 8 rows
 //! measured slower there (H200, int64 cummax [1, 4096, 16]: 4 rows 8.5 us, 8 rows 12.1 us).
 constexpr int column_items_latency(std::size_t in_bytes, std::size_t acc_bytes) {
-  return in_bytes >= 8 && acc_bytes >= 16 ? 4 : column_items;
+  return in_bytes >= 8 && acc_bytes >= 16 ? 4 : column_items(in_bytes);
 }
 constexpr int column_threads = 256;
 //! Register cap for the column kernel, as for the rows (uncapped, cummax int64 took 238). One
