@@ -34,6 +34,9 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
   if (p.kind == fastscan::strategy::rows) {
     CHECK(l.inner == 1);
     CHECK(p.tile_items == std::int64_t{p.block_threads} * p.items);
+    const std::size_t slice = types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp : types.exchange_bytes_per_warp;
+    CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) * slice);
+    CHECK(p.items * types.in_bytes <= 256);  // one exchange row per thread
     // Tiles cover every element exactly once.
     CHECK(p.num_tiles * p.tile_items >= numel);
     CHECK((p.num_tiles - 1) * p.tile_items < numel);
@@ -72,7 +75,10 @@ TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
   const std::vector<fastscan::scan_types> type_sets = {
       {1, 8, 16, 16, 4608}, {1, 16, 32, 24, 4608}, {2, 4, 16, 8, 4608}, {2, 16, 32, 24, 4608}, {4, 4, 16, 8, 4608},
       {4, 16, 32, 24, 4608}, {8, 8, 16, 16, 4608}, {8, 16, 32, 24, 4608}, {16, 16, 32, 20, 4608},
-      {32, 32, 64, 40, 4608}};
+      {32, 32, 64, 40, 4608},
+      // Row outputs formed in place (more items per thread, a wider exchange row).
+      {1, 1, 16, 9, 4608, true, 4608}, {2, 4, 16, 8, 4608, true, 4608}, {4, 4, 16, 8, 4608, true, 8704},
+      {8, 8, 16, 16, 4608, true, 8704}};
   std::vector<std::int64_t> extents = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 1000, 4097, 65536, 1 << 20};
   for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
     extents.push_back(big);
@@ -203,6 +209,23 @@ TEST_CASE("large column scans along a short axis neither look back nor shrink to
       }
     }
   }
+}
+
+TEST_CASE("row plans of narrow types with outputs in place take more items per thread", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const auto items = [&](std::size_t in, std::size_t acc, bool in_place) {
+    fastscan::scan_types t{in, acc, 16, acc + 8, 4608, in_place};
+    const auto p = fastscan::make_plan({1, std::int64_t{1} << 26, 1}, t, h200);
+    REQUIRE(p.kind == fastscan::strategy::rows);
+    return p.items;
+  };
+  CHECK(items(1, 1, true) == 64);   // uint8 sums
+  CHECK(items(2, 4, true) == 64);   // half sums (float accumulators)
+  CHECK(items(1, 8, false) == 32);  // bool into int64: a register buffer
+  CHECK(items(4, 4, true) == 64);   // 256 bytes per thread in shared memory
+  CHECK(items(8, 8, true) == 32);
+  CHECK(items(8, 8, false) == 16);
+  CHECK(items(1, 16, false) == 16);  // (value, index) accumulators
 }
 
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {

@@ -75,12 +75,20 @@ struct dispatch {
   using acc_t = typename Problem::acc_t;
   using op_t = typename Problem::op_t;
   static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
-  static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t));
+  static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t), outputs_in_place<Problem>);
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
+
+  static constexpr std::size_t row_slice_bytes() {
+    if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
+      return row_exchange<input_t, row_items>::warp_bytes;
+    } else {
+      return 0;
+    }
+  }
 
   static scan_types types() {
     return {sizeof(input_t), sizeof(acc_t), tile_word_bytes<acc_t>, sizeof(flagged<acc_t>),
-            warp_exchange_bytes()};
+            warp_exchange_bytes(), outputs_in_place<Problem>, row_slice_bytes()};
   }
 
   //! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors are

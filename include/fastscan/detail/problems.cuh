@@ -24,6 +24,7 @@ struct sum_problem {
   bool exclusive;
   op_t op{};
 
+  using single_output_t = Out;  //!< the one output array's element type
   FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t) const { return static_cast<Acc>(to_arith(x)); }
 
   template <int N>
@@ -51,6 +52,7 @@ struct extreme_problem {
   Index* indices;
   op_t op;
 
+  using single_output_t = void;  //!< two output arrays
   FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t row_pos) const { return {x, row_pos}; }
 
   template <int N>
@@ -80,6 +82,7 @@ struct generic_problem {
   OutIt out;
   op_t op;
 
+  using single_output_t = acc_t;
   FASTSCAN_DEVICE acc_t lift(const input_t& x, std::int64_t) const { return x; }
 
   template <int N>

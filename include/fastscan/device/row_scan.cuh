@@ -63,6 +63,25 @@ struct row_tile_prefix {
   }
 };
 
+//! Whether a problem's outputs can be formed in place of its staged inputs: one output array of
+//! the input type.
+template <class Problem>
+constexpr bool outputs_in_place = std::is_same_v<typename Problem::single_output_t, typename Problem::input_t>;
+
+//! The row kernel's warp slice: each lane's ITEMS inputs as one row of 16-byte units (at most
+//! exchange_units_max), padded by a unit so the blocked side is free of bank conflicts; at least
+//! the exchange that buffered outputs take (warp_store_blocked).
+template <class T, int N>
+struct row_exchange {
+  static constexpr int units = static_cast<int>(sizeof(T) * N / 16);
+  static constexpr int pitch = units > 1 ? units + 1 : 1;
+  static constexpr std::size_t warp_bytes =
+      32 * 16 * static_cast<std::size_t>(pitch) > warp_exchange_bytes() ? 32 * 16 * static_cast<std::size_t>(pitch)
+                                                                        : warp_exchange_bytes();
+  static_assert(sizeof(T) * N % 16 == 0 && units <= exchange_units_max,
+                "row items per thread must fill whole 16-byte units, at most 256 bytes");
+};
+
 template <int ITEMS, bool Exact, class Problem>
 FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p, std::int64_t tile,
                                    unsigned char* smem) {
@@ -79,7 +98,8 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   // A warp whose whole run is in range moves it with coalesced accesses through shared memory.
   const bool warp_full = first - lane * ITEMS + 32 * ITEMS <= p.numel;
   const std::size_t scan_bytes = (block_scan<item_t>::storage_bytes(static_cast<int>(blockDim.x), 1) + 15) / 16 * 16;
-  uint4* const exchange = reinterpret_cast<uint4*>(smem + scan_bytes) + (tid >> 5) * (warp_exchange_bytes() / 16);
+  using xchg = row_exchange<input_t, ITEMS>;
+  uint4* const exchange = reinterpret_cast<uint4*>(smem + scan_bytes) + (tid >> 5) * (xchg::warp_bytes / 16);
   if (p.prefetch_tiles > 0 && first + p.prefetch_tiles * p.tile_items < p.numel) {
     prefetch_l2(prob.in + (first + p.prefetch_tiles * p.tile_items));
   }
@@ -89,22 +109,25 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
 
   // The tile stays in shared memory (this thread's items at `items`) until the outputs are formed,
   // so no registers hold it across the block scan and the look-back.
-  static_assert(warp_exchange_shape<input_t, ITEMS>::supported && warp_exchange_shape<input_t, ITEMS>::passes == 1,
-                "row items per thread must fill whole 16-byte units, at most 128 bytes");
   bool staged = false;
   if constexpr (std::is_pointer_v<decltype(prob.in)>) {
     if (coalesced(prob.in + first)) {
-      warp_stage<ITEMS>(prob.in + (first - lane * ITEMS), exchange);
+      warp_stage_units<xchg::units>(prob.in + (first - lane * ITEMS), exchange);
       staged = true;
     }
   }
-  input_t* const items = staged_row<input_t, ITEMS>(exchange, lane);
+  input_t* const items = reinterpret_cast<input_t*>(exchange + lane * xchg::pitch);
   if (!staged) {
-    input_t direct[ITEMS];
-    load_run<ITEMS>(prob.in + first, direct, count);
+    // In runs of at most 128 bytes, so a long row of items never sits in registers at once.
+    constexpr int run = ITEMS * sizeof(input_t) > 128 ? static_cast<int>(128 / sizeof(input_t)) : ITEMS;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      items[i] = direct[i];
+    for (int c = 0; c < ITEMS; c += run) {
+      input_t direct[run];
+      load_run<run>(prob.in + (first + c), direct, count - c);
+#pragma unroll
+      for (int i = 0; i < run; ++i) {
+        items[c + i] = direct[i];
+      }
     }
   }
 
@@ -154,37 +177,53 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   item_t before;
   const bool has_before = scan.exclusive_scan(total, before, seg, hook);
 
-  typename Problem::template buffer<ITEMS> out;
-  acc_t running = before.value;
-  bool has_running = has_before;
-  int next_head = plain ? ITEMS : first_head;
-  std::int64_t r = row_pos0;
+  // Outputs of the inputs' type (sums into the same type, generic scans) are formed in place of
+  // the thread's staged items, so no output buffer holds registers; others are buffered.
+  using buffer_t = typename Problem::template buffer<ITEMS>;
+  constexpr bool in_place = outputs_in_place<Problem>;
+  auto form_and_store = [&](buffer_t& out) {
+    acc_t running = before.value;
+    bool has_running = has_before;
+    int next_head = plain ? ITEMS : first_head;
+    std::int64_t r = row_pos0;
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    if (i < count) {
-      if (i == next_head) {
-        r = 0;
-        next_head += spacing;
-        has_running = false;
+    for (int i = 0; i < ITEMS; ++i) {
+      if (i < count) {
+        if (i == next_head) {
+          r = 0;
+          next_head += spacing;
+          has_running = false;
+        }
+        const acc_t e = prob.lift(items[i], r);
+        const acc_t previous = running;
+        running = has_running ? prob.op(running, e) : e;
+        prob.put(out, i, running, previous, has_running);
+        has_running = true;
+        ++r;
       }
-      const acc_t e = prob.lift(items[i], r);
-      const acc_t previous = running;
-      running = has_running ? prob.op(running, e) : e;
-      prob.put(out, i, running, previous, has_running);
-      has_running = true;
-      ++r;
     }
+    prob.store(out, first, count, [&](auto* thread_ptr, const auto& values, int n) {
+      using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
+      if constexpr (std::is_pointer_v<decltype(thread_ptr)> && warp_exchange_shape<value_t, ITEMS>::supported) {
+        if (coalesced(thread_ptr)) {
+          // (Generic scans may write an iterator of another type: those take the copy.)
+          if constexpr (in_place && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(thread_ptr)>>, value_t>) {
+            warp_unstage_units<xchg::units>(thread_ptr - lane * ITEMS, exchange);
+          } else {
+            warp_store_blocked<ITEMS>(thread_ptr - lane * ITEMS, values, exchange);
+          }
+          return;
+        }
+      }
+      store_run<ITEMS>(thread_ptr, values, n);
+    });
+  };
+  if constexpr (in_place) {
+    form_and_store(*reinterpret_cast<buffer_t*>(items));
+  } else {
+    buffer_t out;
+    form_and_store(out);
   }
-  prob.store(out, first, count, [&](auto* thread_ptr, const auto& values, int n) {
-    using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
-    if constexpr (std::is_pointer_v<decltype(thread_ptr)> && warp_exchange_shape<value_t, ITEMS>::supported) {
-      if (coalesced(thread_ptr)) {
-        warp_store_blocked<ITEMS>(thread_ptr - lane * ITEMS, values, exchange);
-        return;
-      }
-    }
-    store_run<ITEMS>(thread_ptr, values, n);
-  });
 }
 
 //! One block scans tiles as for_each_tile hands them out.

@@ -27,6 +27,9 @@ struct scan_types {
   std::size_t word_bytes;   //!< tile state per tile and channel (16 bytes per 8 of the accumulator)
   std::size_t flagged_bytes;  //!< accumulator with a segment-head flag (row kernel block scan)
   std::size_t exchange_bytes_per_warp = 0;  //!< row kernel: shared memory a warp's coalescing exchange takes
+  bool outputs_in_place = false;  //!< row kernel: outputs formed in place of the staged inputs (one
+                                  //!< output array of the input type)
+  std::size_t row_exchange_bytes_per_warp = 0;  //!< row kernel: its warp slice (0: the column's)
 };
 
 enum class strategy {
@@ -77,7 +80,9 @@ inline std::size_t align16(std::size_t v) { return (v + 15) / 16 * 16; }
 //! each warp's exchange slice.
 inline std::size_t row_smem_bytes(int threads, const scan_types& types) {
   const auto warps = static_cast<std::size_t>(threads / 32);
-  return align16(warps * types.flagged_bytes) + 16 + warps * types.exchange_bytes_per_warp;
+  const std::size_t slice = types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp
+                                                                  : types.exchange_bytes_per_warp;
+  return align16(warps * types.flagged_bytes) + 16 + warps * slice;
 }
 
 }  // namespace detail
@@ -112,7 +117,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   p.layout = shape;
   if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
     p.kind = strategy::rows;
-    p.items = policy::row_items(types.in_bytes, types.acc_bytes);
+    p.items = policy::row_items(types.in_bytes, types.acc_bytes, types.outputs_in_place);
     int threads = policy::row_threads_max;
     while (threads > policy::row_threads_min &&
            detail::ceil_div(numel, std::int64_t{threads} * p.items) <

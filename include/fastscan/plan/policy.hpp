@@ -20,7 +20,21 @@ namespace policy {
 //! per thread (H200, 32 -> 16 items: float32 [1, 65536] 18.9 -> 11.2 us, int32 15.3 -> 9.0 us,
 //! float32 [64, 1024] 19.2 -> 9.5 us, [4096, 4096] 194 -> 154 us, [1, 2^24] 194 -> 178 us; only
 //! the 1-D 2^28 scan, 65536 tiles in one chain, lost: 2230 -> 2567 us).
-constexpr int row_items(std::size_t in_bytes, std::size_t acc_bytes) { return in_bytes >= 8 || acc_bytes >= 16 ? 16 : 32; }
+//! Outputs formed in place of the staged inputs (sums into the input type, generic scans) hold no
+//! registers per item: those rows keep row_in_place_bytes of input per thread in shared memory (at
+//! most 64 items; ptxas, sm_90, at the register cap: no spills for 64 uint8 / int16 / half items,
+//! 128 uint8 items spilled 858 bytes). Not yet measured on the GPU.
+constexpr std::size_t row_in_place_bytes = 256;
+constexpr int row_items(std::size_t in_bytes, std::size_t acc_bytes, bool outputs_in_place = false) {
+  if (acc_bytes >= 16) {
+    return 16;
+  }
+  if (outputs_in_place) {
+    const auto n = static_cast<int>(row_in_place_bytes / in_bytes);
+    return n < 64 ? n : 64;
+  }
+  return in_bytes >= 8 ? 16 : 32;
+}
 //! Widest input the row kernel takes (its exchange holds at most 128 bytes per thread); rows of
 //! wider types, and of sizes that are not powers of two, go through the column kernel with one
 //! column.

@@ -17,6 +17,8 @@ FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
 constexpr int exchange_units_per_pass = 8;
+//! Most units per lane that warp_stage_units moves in one pass (a row of them, padded by a unit).
+constexpr int exchange_units_max = 16;
 
 //! Shared-memory bytes one warp needs for the exchange.
 __host__ __device__ constexpr std::size_t warp_exchange_bytes() {
@@ -39,7 +41,7 @@ struct warp_exchange_shape {
 //! (l / k * U + i) * k + l % k as its unit i): the rows of a [rows, k units] block, k lanes across.
 template <int U>
 FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int interleave = 1) {
-  static_assert(U <= exchange_units_per_pass, "staging holds at most 128 bytes per lane");
+  static_assert(U <= exchange_units_max, "staging holds at most 256 bytes per lane");
   constexpr int pitch = U > 1 ? U + 1 : 1;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const auto* src = static_cast<const uint4*>(warp_base);
