@@ -37,6 +37,9 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     const std::size_t slice = types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp : types.exchange_bytes_per_warp;
     CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) * slice);
     CHECK(p.items * types.in_bytes <= 256);  // one exchange row per thread
+    // One of the two row kernels dispatch.cuh instantiates.
+    CHECK((p.items == fastscan::policy::row_items(types.in_bytes, types.acc_bytes, types.outputs_in_place) ||
+           p.items == fastscan::policy::row_items(types.in_bytes, types.acc_bytes)));
     // Tiles cover every element exactly once.
     CHECK(p.num_tiles * p.tile_items >= numel);
     CHECK((p.num_tiles - 1) * p.tile_items < numel);
@@ -226,6 +229,14 @@ TEST_CASE("row plans of narrow types with outputs in place take more items per t
   CHECK(items(8, 8, true) == 32);
   CHECK(items(8, 8, false) == 16);
   CHECK(items(1, 16, false) == 16);  // (value, index) accumulators
+  // Latency-bound rows keep the buffered row's items: twice the tiles of [1, 65536] int64.
+  const auto small = [&](fastscan::Shape3 s) {
+    return fastscan::make_plan(s, fastscan::scan_types{8, 8, 16, 16, 4608, true, 9216}, h200);
+  };
+  CHECK(small({1, 65536, 1}).items == 16);
+  CHECK(small({1, 65536, 1}).num_tiles == 64);
+  CHECK(small({1, 262144, 1}).items == 16);  // 128 tiles of 32 items at 64 threads: fewer than 2 per SM
+  CHECK(small({1, std::int64_t{1} << 20, 1}).items == 32);  // 512 tiles
 }
 
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {

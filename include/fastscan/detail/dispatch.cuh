@@ -76,6 +76,8 @@ struct dispatch {
   using op_t = typename Problem::op_t;
   static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
   static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t), outputs_in_place<Problem>);
+  //! Items of latency-bound in-place rows (plan.hpp): those of a buffered row.
+  static constexpr int row_latency_items = policy::row_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
 
   static constexpr std::size_t row_slice_bytes() {
@@ -143,8 +145,13 @@ struct dispatch {
       if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
         const row_scan_params params{shape.outer * shape.len, shape.len, divisor(shape.len), p.tile_items,
                                      p.num_tiles, p.lookback, counter, words, tag, prefetch, p.first_poll_ns};
-        row_scan_kernel<row_items, exact, Problem>
-            <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+        if (p.items == row_items) {
+          row_scan_kernel<row_items, exact, Problem>
+              <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+        } else if constexpr (row_latency_items != row_items) {
+          row_scan_kernel<row_latency_items, exact, Problem>
+              <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+        }
       }
     } else {
       const std::int64_t chains = shape.outer * p.col_chunks;

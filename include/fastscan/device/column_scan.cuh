@@ -224,7 +224,10 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   if (p.lookback) {
     const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns};
     const int warps = nthreads / 32;
-    const int per_warp = tile_cols >= warps ? tile_cols >> log2_pow2(warps) : 1;
+    constexpr int min_cols = policy::column_lookback_min_cols_per_warp<Exact>;
+    const int least = tile_cols < min_cols ? tile_cols : min_cols;
+    const int spread = tile_cols >= warps ? tile_cols >> log2_pow2(warps) : 1;
+    const int per_warp = spread > least ? spread : least;
     const int first_col = (tid / 32) * per_warp;
     const int c = first_col + (lane & (per_warp - 1));
     if (first_col < tile_cols && lane < per_warp) {

@@ -23,7 +23,12 @@ namespace policy {
 //! Outputs formed in place of the staged inputs (sums into the input type, generic scans) hold no
 //! registers per item: those rows keep row_in_place_bytes of input per thread in shared memory (at
 //! most 64 items; ptxas, sm_90, at the register cap: no spills for 64 uint8 / int16 / half items,
-//! 128 uint8 items spilled 858 bytes). Not yet measured on the GPU.
+//! 128 uint8 items spilled 858 bytes). H200, harness, same run, buffered rows (int64 16 items,
+//! 4-byte 32, 256 threads) -> in place at 128 bytes per thread -> at 256 bytes (128-thread blocks,
+//! the exchange rows fill 48 KB at 256): 1-D 2^28 cumsum int64 1685 -> 1594 -> 1469 us, float32
+//! 1073 -> 862 -> 776, int32 914 -> 889 -> 810, int16 758 -> 655 -> 657, int8 687 -> 587 -> 589;
+//! 2^24 int64 124 -> 116 -> 111. [1, 65536] int64 lost 6.4 -> 8.2 us (half the tiles), so
+//! latency-bound rows keep the buffered row's items (plan.hpp).
 constexpr std::size_t row_in_place_bytes = 256;
 constexpr int row_items(std::size_t in_bytes, std::size_t acc_bytes, bool outputs_in_place = false) {
   if (acc_bytes >= 16) {
@@ -101,6 +106,15 @@ constexpr int column_many_chains_per_sm = 1;
 constexpr int column_lookback_max_cols(std::size_t in_bytes) {
   return 32 / static_cast<int>(in_bytes) > 16 ? 32 / static_cast<int>(in_bytes) : 16;
 }
+
+//! Columns one warp of a column tile looks back for, at least (the warps share the rest). Exactly
+//! associative operators take 2: fewer warps poll, in windows half as deep, which they can afford
+//! since they may fold several windows. Others wait for a prefix inside the first window and keep
+//! the deepest one. H200, harness, same run, 1 -> 2 -> 4 columns: int64 cummax [1, 2^22, 4]
+//! 260 -> 228 -> 223 us, int64 cumsum 158 -> 155 -> 161; float32 cumsum [1, 2^22, 4]
+//! 130 -> 139 -> 199; 16-column tiles (two per warp already) unchanged.
+template <bool Exact>
+constexpr int column_lookback_min_cols_per_warp = Exact ? 2 : 1;
 
 //! L2 prefetch: every tile asks L2 for the inputs of the tile sm_count / prefetch_sm_divisor tiles
 //! later, so that tile's loads wait on L2 rather than DRAM. H200, int64 (harness, same run, no
