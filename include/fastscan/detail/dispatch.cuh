@@ -79,6 +79,7 @@ struct dispatch {
   //! Items of latency-bound in-place rows (plan.hpp): those of a buffered row.
   static constexpr int row_latency_items = policy::row_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
+  static constexpr int column_items = policy::column_items(sizeof(input_t), exact && outputs_in_place<Problem>);
 
   static constexpr std::size_t row_slice_bytes() {
     if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
@@ -90,7 +91,8 @@ struct dispatch {
 
   static scan_types types() {
     return {sizeof(input_t), sizeof(acc_t), tile_word_bytes<acc_t>, sizeof(flagged<acc_t>),
-            warp_exchange_bytes(), outputs_in_place<Problem>, row_slice_bytes()};
+            column_slice_bytes<input_t, column_items, column_vec>(), outputs_in_place<Problem>, row_slice_bytes(),
+            column_items};
   }
 
   //! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors are
@@ -160,7 +162,7 @@ struct dispatch {
                                       divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
                                       p.lookback,        counter,             words,       tag,
                                       prefetch,          p.items,             p.first_poll_ns};
-      column_scan_kernel<policy::column_items(sizeof(input_t)), column_vec, exact, Problem>
+      column_scan_kernel<column_items, column_vec, exact, Problem>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     }
     return cudaPeekAtLastError();

@@ -72,6 +72,11 @@ struct extreme_problem {
   }
 };
 
+//! Whether a problem's outputs can be formed in place of its staged inputs: one output array of
+//! the input type.
+template <class Problem>
+constexpr bool outputs_in_place = std::is_same_v<typename Problem::single_output_t, typename Problem::input_t>;
+
 //! Any associative operator over any input iterator; the accumulator is the input value type.
 template <class InIt, class OutIt, class Op>
 struct generic_problem {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <fastscan/detail/divisor.cuh>
+#include <fastscan/detail/problems.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/device/tile_state.cuh>
 #include <fastscan/plan/policy.hpp>
@@ -57,6 +58,23 @@ FASTSCAN_HD std::size_t column_scan_exchange_offset(int lanes_x, int lanes_y, in
          smem_align16(cols * sizeof(Acc)) + smem_align16(cols);
 }
 
+//! Whether a thread's rows are whole 16-byte units (one per row) kept in its exchange row.
+template <class T, int ITEMS, int VEC>
+constexpr bool column_unit_rows = VEC * sizeof(T) == 16 && ITEMS <= exchange_units_max;
+
+//! A warp's exchange slice: lane rows of ITEMS units, padded by one, when the rows are units.
+template <class T, int ITEMS, int VEC>
+FASTSCAN_HD constexpr std::size_t column_slice_bytes() {
+  const std::size_t rows = column_unit_rows<T, ITEMS, VEC> ? 32 * 16 * static_cast<std::size_t>(ITEMS > 1 ? ITEMS + 1 : 1) : 0;
+  return rows > warp_exchange_bytes() ? rows : warp_exchange_bytes();
+}
+
+//! Lane `lane`'s row of ITEMS units in its warp's slice.
+template <class T, int ITEMS>
+FASTSCAN_DEVICE T* column_unit_row(uint4* slice, int lane) {
+  return reinterpret_cast<T*>(slice + lane * (ITEMS > 1 ? ITEMS + 1 : 1));
+}
+
 //! Where one thread's part of a column tile lies.
 struct column_tile_part {
   std::int64_t k;          //!< tile index along len
@@ -93,10 +111,10 @@ FASTSCAN_DEVICE column_tile_part column_part(const column_scan_params& p, std::i
 }
 
 //! The calling warp's exchange slice.
-template <class Acc>
+template <class Acc, class T, int ITEMS, int VEC>
 FASTSCAN_DEVICE uint4* column_exchange(const column_scan_params& p, unsigned char* smem) {
   return reinterpret_cast<uint4*>(smem + column_scan_exchange_offset<Acc>(p.lanes_x, p.lanes_y, static_cast<int>(p.tile_cols))) +
-         static_cast<int>(threadIdx.x >> 5) * (warp_exchange_bytes() / 16);
+         static_cast<int>(threadIdx.x >> 5) * static_cast<int>(column_slice_bytes<T, ITEMS, VEC>() / 16);
 }
 
 template <int ITEMS, int VEC, bool Exact, class Problem>
@@ -135,13 +153,13 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // rows of the [len, inner] plane leave through the warp's exchange slice as one contiguous run.
   const int lane = tid & 31;
   const int tile_cols = static_cast<int>(p.tile_cols);
-  uint4* const exchange = column_exchange<acc_t>(p, smem);
-  constexpr bool unit_rows = VEC * sizeof(input_t) == 16 && ITEMS <= exchange_units_per_pass;
+  uint4* const exchange = column_exchange<acc_t, input_t, ITEMS, VEC>(p, smem);
+  constexpr bool unit_rows = column_unit_rows<input_t, ITEMS, VEC>;
 
   // The thread's items stay in its exchange row until the outputs are formed (registers are the
   // limit here); inputs wider than a 16-byte unit per row stay in registers.
   input_t held[unit_rows ? 1 : ITEMS * VEC];
-  input_t* const items = unit_rows ? staged_row<input_t, ITEMS * VEC>(exchange, lane) : held;
+  input_t* const items = unit_rows ? column_unit_row<input_t, ITEMS>(exchange, lane) : held;
   {
     // All rows are loaded before any is kept, so their loads are in flight together (a load
     // followed at once by its shared-memory store waited out the whole memory latency per row).
@@ -295,7 +313,12 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
       }
     }
   } else {
-    typename Problem::template buffer<ITEMS * VEC> out;
+    // Outputs of the inputs' type are formed in place of the staged inputs (no output buffer in
+    // registers) and leave from there.
+    using buffer_t = typename Problem::template buffer<ITEMS * VEC>;
+    constexpr bool in_place = unit_rows && outputs_in_place<Problem>;
+    buffer_t held_out;
+    buffer_t& out = in_place ? *reinterpret_cast<buffer_t*>(items) : held_out;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (i < nrows) {
@@ -309,13 +332,15 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     }
     prob.store(out, base, 0, [&](auto* ptr, const auto& values, int) {
       using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
-      if constexpr (std::is_pointer_v<decltype(ptr)> && VEC * sizeof(value_t) == 16 && ITEMS <= exchange_units_per_pass) {
+      if constexpr (std::is_pointer_v<decltype(ptr)> && column_unit_rows<value_t, ITEMS, VEC>) {
         value_t* const warp_ptr = ptr - (base - warp_base);
         if (warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
-          value_t* const row = staged_row<value_t, ITEMS * VEC>(exchange, lane);
+          if constexpr (!in_place) {
+            value_t* const row = column_unit_row<value_t, ITEMS>(exchange, lane);
 #pragma unroll
-          for (int j = 0; j < ITEMS * VEC; ++j) {
-            row[j] = values[j];
+            for (int j = 0; j < ITEMS * VEC; ++j) {
+              row[j] = values[j];
+            }
           }
           warp_unstage_units<ITEMS>(warp_ptr, exchange, p.lanes_x);
           return;

@@ -10,6 +10,7 @@
 
 #include <fastscan/block/block_scan.cuh>
 #include <fastscan/detail/divisor.cuh>
+#include <fastscan/detail/problems.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/device/tile_state.cuh>
 #include <fastscan/plan/policy.hpp>
@@ -62,11 +63,6 @@ struct row_tile_prefix {
     return true;
   }
 };
-
-//! Whether a problem's outputs can be formed in place of its staged inputs: one output array of
-//! the input type.
-template <class Problem>
-constexpr bool outputs_in_place = std::is_same_v<typename Problem::single_output_t, typename Problem::input_t>;
 
 //! The row kernel's warp slice: each lane's ITEMS inputs as one row of 16-byte units (at most
 //! exchange_units_max), padded by a unit so the blocked side is free of bank conflicts; at least

@@ -26,10 +26,11 @@ struct scan_types {
   std::size_t acc_bytes;    //!< accumulator (what the column kernel's tile state holds per column)
   std::size_t word_bytes;   //!< tile state per tile and channel (16 bytes per 8 of the accumulator)
   std::size_t flagged_bytes;  //!< accumulator with a segment-head flag (row kernel block scan)
-  std::size_t exchange_bytes_per_warp = 0;  //!< row kernel: shared memory a warp's coalescing exchange takes
-  bool outputs_in_place = false;  //!< row kernel: outputs formed in place of the staged inputs (one
-                                  //!< output array of the input type)
+  std::size_t exchange_bytes_per_warp = 0;  //!< column kernel: a warp's exchange slice
+  bool outputs_in_place = false;  //!< outputs formed in place of the staged inputs (one output array
+                                  //!< of the input type)
   std::size_t row_exchange_bytes_per_warp = 0;  //!< row kernel: its warp slice (0: the column's)
+  int column_items = 0;  //!< the column kernel's rows per thread (0: policy::column_items(in_bytes))
 };
 
 enum class strategy {
@@ -149,9 +150,10 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     p.vec = policy::column_vec(types.in_bytes);
     const std::int64_t col_groups = detail::ceil_div(shape.inner, p.vec);
     const int want_x = detail::next_pow2(col_groups);
-    // Rows per thread: the kernel's policy::column_items, fewer when len is shorter (no thread
+    // Rows per thread: the kernel's (policy::column_items), fewer when len is shorter (no thread
     // covers rows past the end).
-    const int max_items = std::min(policy::column_items(types.in_bytes), detail::next_pow2(shape.len));
+    const int kernel_items = types.column_items > 0 ? types.column_items : policy::column_items(types.in_bytes);
+    const int max_items = std::min(kernel_items, detail::next_pow2(shape.len));
     // Column totals per warp row [warp_rows][tile_cols], per column the tile total and a flag,
     // then the warps' exchange slices (device/column_scan.cuh).
     auto smem = [&](int ly, int lx) {

@@ -69,7 +69,14 @@ constexpr int row_min_tiles_per_sm = 2;
 constexpr std::size_t column_stream_min_acc_bytes = 16;
 //! Column kernel: columns per thread (one 16-byte vector of the row), and rows per thread: 8, or 4
 //! for inputs wider than 16 bytes, which are held in registers rather than the exchange slice
-//! (ptxas, sm_90: a 32-byte generic sum spills 368 bytes per thread at 4 rows, 824 at 8).
+//! (ptxas, sm_90: a 32-byte generic sum spills 368 bytes per thread at 4 rows, 824 at 8). Exactly
+//! associative problems whose outputs are formed in place of the staged inputs (integer sums into
+//! their own type) hold 16 rows (256 bytes per thread in shared memory; 128-thread blocks, since
+//! 256 would pass 48 KB). H200, harness, same run, 8 -> 16 rows: int64 cumsum [1, 2^22, 4]
+//! 152 -> 130 us, [1, 2^20, 16] 143 -> 119, [1, 65536, 256] 119 -> 103, [1, 64, 262144] 94 -> 86,
+//! [64, 4096, 256] 358 -> 333, [4096, 64, 256] 333 -> 283; int32 [1, 2^22, 16] 311 -> 246. Float32
+//! sums (not exact) lost, [1, 2^22, 4] 122 -> 141, and int64 cummax at 16 rows (streamed outputs,
+//! 104 bytes of spills) lost 1.1 - 1.5x, so both keep 8.
 constexpr int column_vec(std::size_t in_bytes) {
   int vec = 1;
   while (static_cast<std::size_t>(vec) * 2 * in_bytes <= 16) {
@@ -77,10 +84,13 @@ constexpr int column_vec(std::size_t in_bytes) {
   }
   return vec;
 }
-constexpr int column_items(std::size_t in_bytes) { return in_bytes > 16 ? 4 : 8; }
+constexpr int column_items(std::size_t in_bytes, bool exact_in_place = false) {
+  return in_bytes > 16 ? 4 : (exact_in_place && 16 % in_bytes == 0 ? 16 : 8);
+}
 //! Rows per thread of latency-bound column plans that look back (fewer tiles than
 //! column_min_tiles_per_sm per SM): 4 for 16-byte accumulators of 8-byte inputs, whose 8 rows
-//! measured slower there (H200, int64 cummax [1, 4096, 16]: 4 rows 8.5 us, 8 rows 12.1 us).
+//! measured slower there (H200, int64 cummax [1, 4096, 16]: 4 rows 8.5 us, 8 rows 12.1 us), else at
+//! most 8.
 constexpr int column_items_latency(std::size_t in_bytes, std::size_t acc_bytes) {
   return in_bytes >= 8 && acc_bytes >= 16 ? 4 : column_items(in_bytes);
 }
