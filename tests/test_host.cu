@@ -56,7 +56,9 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     CHECK(p.items >= 1);
     const int kernel_items = types.column_items > 0 ? types.column_items : fastscan::policy::column_items(types.in_bytes);
     CHECK(p.items <= kernel_items);  // the kernel's rows per thread
-    CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) * types.exchange_bytes_per_warp);
+    const bool wide = p.items > fastscan::policy::column_items(types.in_bytes);  // the wide kernel
+    CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) *
+                              (wide ? types.column_wide_exchange_bytes_per_warp : types.exchange_bytes_per_warp));
     CHECK((p.items & (p.items - 1)) == 0);
     CHECK((p.items == 1 || std::int64_t{p.items} / 2 < l.len));  // no thread's rows all past the end
     CHECK(p.col_chunks * p.tile_cols >= l.inner);
@@ -85,7 +87,7 @@ TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
       {1, 1, 16, 9, 4608, true, 4608}, {2, 4, 16, 8, 4608, true, 4608}, {4, 4, 16, 8, 4608, true, 8704},
       {8, 8, 16, 16, 4608, true, 8704},
       // Column rows of exact sums formed in place: 16 rows per thread, a 16-unit exchange row.
-      {8, 8, 16, 16, 8704, true, 8704, 16}, {4, 4, 16, 8, 8704, true, 8704, 16}, {1, 1, 16, 9, 8704, true, 4608, 16}};
+      {8, 8, 16, 16, 4608, true, 8704, 16, 8704}, {4, 4, 16, 8, 4608, true, 8704, 16, 8704}, {1, 1, 16, 9, 4608, true, 4608, 16, 8704}};
   std::vector<std::int64_t> extents = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 1000, 4097, 65536, 1 << 20};
   for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
     extents.push_back(big);
@@ -180,13 +182,16 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
   CHECK(fastscan::policy::column_items(8, true) == 16);
   CHECK(fastscan::policy::column_items(8, false) == 8);
   CHECK(fastscan::policy::column_items(12, true) == 8);  // not whole 16-byte units
-  const fastscan::scan_types sum8_in_place{8, 8, 16, 16, 8704, true, 8704, 16};
+  const fastscan::scan_types sum8_in_place{8, 8, 16, 16, 4608, true, 8704, 16, 8704};
   for (const fastscan::Shape3 s : {fastscan::Shape3{1, 1 << 22, 4}, fastscan::Shape3{1, 1 << 20, 16}, fastscan::Shape3{64, 4096, 256}}) {
     CAPTURE(shape_name(s));
     CHECK(items(s, sum8_in_place) == 16);
     CHECK(fastscan::make_plan(s, sum8_in_place, h200).block_threads <= 128);
   }
   CHECK(items({1, 4096, 16}, sum8_in_place) == 8);
+  // Short len runs the 8-row kernel, with its narrower slice: full 256-thread blocks.
+  CHECK(items({1, 4, 1 << 22}, sum8_in_place) == 4);
+  CHECK(fastscan::make_plan({1, 4, 1 << 22}, sum8_in_place, h200).block_threads == 256);
 }
 
 TEST_CASE("look-backs along long chains in large grids sleep before their first poll", "[host][plan]") {

@@ -3,6 +3,7 @@
 // must be right on every replay.
 #include "common.cuh"
 
+#include <algorithm>
 #include <map>
 
 using namespace fstest;
@@ -151,8 +152,10 @@ TEST_CASE("scans captured into a CUDA graph are right on every replay", "[gpu][l
 }
 
 TEST_CASE("column look-backs of every width per warp are exact", "[gpu][lookback]") {
-  // A warp looks back for tile_cols / warps columns at once (32 / that many tiles per round trip);
-  // find, for each width the solver can give, a shape that gets it, and scan it over stale state.
+  // A warp looks back for tile_cols / warps columns at once (32 / that many tiles per round trip),
+  // at least policy::column_lookback_min_cols_per_warp; find, for each width the solver can give
+  // these exact operators, a shape that gets it, and scan it over stale state. (Float sums, one
+  // column per warp, are the determinism test's [1, 2^20, 3] and [1, 65536, 64].)
   using extreme_dispatch = fastscan::detail::dispatch<fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>;
   using sum_dispatch = fastscan::detail::dispatch<fastscan::detail::sum_entry<std::int32_t, std::int32_t>::problem>;
   for (bool extreme : {true, false}) {
@@ -165,14 +168,16 @@ TEST_CASE("column look-backs of every width per warp are exact", "[gpu][lookback
           REQUIRE((extreme ? extreme_dispatch::solve(s, p) : sum_dispatch::solve(s, p)) == cudaSuccess);
           if (p.kind != fastscan::strategy::columns || !p.lookback) continue;
           const int warps = p.block_threads / 32;
-          const int width = p.tile_cols >= warps ? static_cast<int>(p.tile_cols) / warps : 1;
+          const int spread = p.tile_cols >= warps ? static_cast<int>(p.tile_cols) / warps : 1;
+          const int least = std::min(static_cast<int>(p.tile_cols), fastscan::policy::column_lookback_min_cols_per_warp<true>);
+          const int width = std::max(spread, least);
           by_width.emplace(width, s);
         }
       }
     }
     CAPTURE(extreme ? "cummax int64" : "cumsum int32");
-    // (value, int64 index) tiles are at most 16 columns and never one warp wide: widths up to 8.
-    for (int width = 1; width <= (extreme ? 8 : 16); width *= 2) {
+    // Tiles are at most 16 columns and never one warp wide: widths 2 to 8.
+    for (int width = 2; width <= 8; width *= 2) {
       CAPTURE(width);
       REQUIRE(by_width.count(width) == 1);
     }

@@ -79,7 +79,10 @@ struct dispatch {
   //! Items of latency-bound in-place rows (plan.hpp): those of a buffered row.
   static constexpr int row_latency_items = policy::row_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
-  static constexpr int column_items = policy::column_items(sizeof(input_t), exact && outputs_in_place<Problem>);
+  //! Rows per thread of the column kernel, and of the wide one that exact sums formed in place run
+  //! when a plan takes more (policy::column_items).
+  static constexpr int column_items = policy::column_items(sizeof(input_t));
+  static constexpr int column_wide_items = policy::column_items(sizeof(input_t), exact && outputs_in_place<Problem>);
 
   static constexpr std::size_t row_slice_bytes() {
     if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
@@ -92,7 +95,7 @@ struct dispatch {
   static scan_types types() {
     return {sizeof(input_t), sizeof(acc_t), tile_word_bytes<acc_t>, sizeof(flagged<acc_t>),
             column_slice_bytes<input_t, column_items, column_vec>(), outputs_in_place<Problem>, row_slice_bytes(),
-            column_items};
+            column_wide_items, column_slice_bytes<input_t, column_wide_items, column_vec>()};
   }
 
   //! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors are
@@ -162,8 +165,13 @@ struct dispatch {
                                       divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
                                       p.lookback,        counter,             words,       tag,
                                       prefetch,          p.items,             p.first_poll_ns};
-      column_scan_kernel<column_items, column_vec, exact, Problem>
-          <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+      if (p.items <= column_items) {
+        column_scan_kernel<column_items, column_vec, exact, Problem>
+            <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+      } else if constexpr (column_wide_items > column_items) {
+        column_scan_kernel<column_wide_items, column_vec, exact, Problem>
+            <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+      }
     }
     return cudaPeekAtLastError();
   }

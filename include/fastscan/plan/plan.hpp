@@ -30,7 +30,9 @@ struct scan_types {
   bool outputs_in_place = false;  //!< outputs formed in place of the staged inputs (one output array
                                   //!< of the input type)
   std::size_t row_exchange_bytes_per_warp = 0;  //!< row kernel: its warp slice (0: the column's)
-  int column_items = 0;  //!< the column kernel's rows per thread (0: policy::column_items(in_bytes))
+  int column_items = 0;  //!< most rows per thread of the column kernels (0: policy::column_items(in_bytes));
+                         //!< plans of more than policy::column_items(in_bytes) run the wide one
+  std::size_t column_wide_exchange_bytes_per_warp = 0;  //!< the wide column kernel's warp slice
 };
 
 enum class strategy {
@@ -154,13 +156,18 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     // covers rows past the end).
     const int kernel_items = types.column_items > 0 ? types.column_items : policy::column_items(types.in_bytes);
     const int max_items = std::min(kernel_items, detail::next_pow2(shape.len));
+    // The warp slice of the kernel that runs `items` rows per thread.
+    auto column_slice_bytes = [&](int items) {
+      return items > policy::column_items(types.in_bytes) ? types.column_wide_exchange_bytes_per_warp
+                                                          : types.exchange_bytes_per_warp;
+    };
     // Column totals per warp row [warp_rows][tile_cols], per column the tile total and a flag,
     // then the warps' exchange slices (device/column_scan.cuh).
     auto smem = [&](int ly, int lx) {
       const auto cols = static_cast<std::size_t>(lx) * p.vec;
       const auto warp_rows = static_cast<std::size_t>(lx >= 32 ? ly : ly * lx / 32);
       return detail::align16(warp_rows * cols * types.acc_bytes) + detail::align16(cols * types.acc_bytes) +
-             detail::align16(cols) + static_cast<std::size_t>(lx * ly / 32) * types.exchange_bytes_per_warp;
+             detail::align16(cols) + static_cast<std::size_t>(lx * ly / 32) * column_slice_bytes(p.items);
     };
     // Tiles that look back are at most policy::column_lookback_max_cols wide: narrower tiles make
     // more chains, and one warp looks back for all columns of a tile.
