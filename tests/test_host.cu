@@ -182,6 +182,9 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
   CHECK(fastscan::policy::column_items(8, true) == 16);
   CHECK(fastscan::policy::column_items(8, false) == 8);
   CHECK(fastscan::policy::column_items(12, true) == 8);  // not whole 16-byte units
+  CHECK(fastscan::policy::column_items(4, true) == 16);
+  CHECK(fastscan::policy::column_items(2, true) == 8);  // 8 or 16 columns per thread: 8 rows
+  CHECK(fastscan::policy::column_items(1, true) == 8);
   const fastscan::scan_types sum8_in_place{8, 8, 16, 16, 4608, true, 8704, 16, 8704};
   for (const fastscan::Shape3 s : {fastscan::Shape3{1, 1 << 22, 4}, fastscan::Shape3{1, 1 << 20, 16}, fastscan::Shape3{64, 4096, 256}}) {
     CAPTURE(shape_name(s));

@@ -76,7 +76,8 @@ constexpr std::size_t column_stream_min_acc_bytes = 16;
 //! 152 -> 130 us, [1, 2^20, 16] 143 -> 119, [1, 65536, 256] 119 -> 103, [1, 64, 262144] 94 -> 86,
 //! [64, 4096, 256] 358 -> 333, [4096, 64, 256] 333 -> 283; int32 [1, 2^22, 16] 311 -> 246. Float32
 //! sums (not exact) lost, [1, 2^22, 4] 122 -> 141, and int64 cummax at 16 rows (streamed outputs,
-//! 104 bytes of spills) lost 1.1 - 1.5x, so both keep 8.
+//! 104 bytes of spills) lost 1.1 - 1.5x, so both keep 8. 1- and 2-byte inputs (8 or 16 columns per
+//! thread) keep 8 rows: at 16, ptxas spilled 616 bytes for int8 sums (0 at 8).
 constexpr int column_vec(std::size_t in_bytes) {
   int vec = 1;
   while (static_cast<std::size_t>(vec) * 2 * in_bytes <= 16) {
@@ -85,7 +86,7 @@ constexpr int column_vec(std::size_t in_bytes) {
   return vec;
 }
 constexpr int column_items(std::size_t in_bytes, bool exact_in_place = false) {
-  return in_bytes > 16 ? 4 : (exact_in_place && 16 % in_bytes == 0 ? 16 : 8);
+  return in_bytes > 16 ? 4 : (exact_in_place && in_bytes >= 4 && 16 % in_bytes == 0 ? 16 : 8);
 }
 //! Rows per thread of latency-bound column plans that look back (fewer tiles than
 //! column_min_tiles_per_sm per SM): 4 for 16-byte accumulators of 8-byte inputs, whose 8 rows
