@@ -153,10 +153,16 @@ struct dispatch {
         if (p.items == row_items) {
           row_scan_kernel<row_items, exact, Problem>
               <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
-        } else if constexpr (row_latency_items != row_items) {
-          row_scan_kernel<row_latency_items, exact, Problem>
-              <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+        } else if (p.items == row_latency_items) {
+          if constexpr (row_latency_items != row_items) {
+            row_scan_kernel<row_latency_items, exact, Problem>
+                <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+          }
+        } else {
+          return cudaErrorInvalidValue;  // no kernel of the plan's items (never from types())
         }
+      } else {
+        return cudaErrorInvalidValue;
       }
     } else {
       const std::int64_t chains = shape.outer * p.col_chunks;
@@ -168,9 +174,13 @@ struct dispatch {
       if (p.items <= column_items) {
         column_scan_kernel<column_items, column_vec, exact, Problem>
             <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
-      } else if constexpr (column_wide_items > column_items) {
-        column_scan_kernel<column_wide_items, column_vec, exact, Problem>
-            <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+      } else if (p.items <= column_wide_items) {
+        if constexpr (column_wide_items > column_items) {
+          column_scan_kernel<column_wide_items, column_vec, exact, Problem>
+              <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+        }
+      } else {
+        return cudaErrorInvalidValue;  // more rows than any kernel holds (never from types())
       }
     }
     return cudaPeekAtLastError();
