@@ -6,10 +6,18 @@
 #include <fastscan/detail/problems.cuh>
 #include <fastscan/shape.hpp>
 
+#include <iterator>
 #include <type_traits>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
+
+//! Outputs leave through shared memory as whole 16-byte units of the input's type: the output is a
+//! pointer to the input iterator's value type.
+template <class InIt, class OutIt>
+constexpr bool output_supported = std::is_pointer_v<OutIt> &&
+                                  std::is_same_v<std::remove_cv_t<std::remove_pointer_t<OutIt>>,
+                                                 typename std::iterator_traits<InIt>::value_type>;
 
 template <class It>
 bool iterator_valid(const It& it) {
@@ -22,7 +30,8 @@ bool iterator_valid(const It& it) {
 
 }  // namespace detail
 
-//! Inclusive scan of `in` into `out` along `len` of `shape` with `op(earlier, later)`, which must
+//! Inclusive scan of `in` (any input iterator) into `out` (a pointer to its value type) along `len`
+//! of `shape` with `op(earlier, later)`, which must
 //! be associative (not necessarily commutative) and callable on the device. The accumulator is the
 //! input's value type. Unless `is_exactly_associative<Op, Acc>` says otherwise, partial results
 //! are combined in an order that depends only on the plan, so results are reproducible run to run.
@@ -31,6 +40,8 @@ bool iterator_valid(const It& it) {
 template <class InIt, class OutIt, class Op>
 cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt in, OutIt out, Op op, Shape3 shape,
                            cudaStream_t stream = nullptr) {
+  static_assert(detail::output_supported<InIt, OutIt>,
+                "fastscan::inclusive_scan writes through a pointer to the input iterator's value type");
   using problem = detail::generic_problem<InIt, OutIt, Op>;
   return detail::dispatch<problem>::run(d_temp, temp_bytes, problem{in, out, op}, shape, stream,
                                         detail::iterator_valid(in) && detail::iterator_valid(out));
@@ -39,6 +50,8 @@ cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt in, OutIt
 //! inclusive_scan with stream-ordered temp storage.
 template <class InIt, class OutIt, class Op>
 cudaError_t inclusive_scan(InIt in, OutIt out, Op op, Shape3 shape, cudaStream_t stream = nullptr) {
+  static_assert(detail::output_supported<InIt, OutIt>,
+                "fastscan::inclusive_scan writes through a pointer to the input iterator's value type");
   using problem = detail::generic_problem<InIt, OutIt, Op>;
   return detail::dispatch<problem>::run(problem{in, out, op}, shape, stream,
                                         detail::iterator_valid(in) && detail::iterator_valid(out));
