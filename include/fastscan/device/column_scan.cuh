@@ -62,17 +62,10 @@ FASTSCAN_HD std::size_t column_scan_exchange_offset(int lanes_x, int lanes_y, in
 template <class T, int ITEMS, int VEC>
 constexpr bool column_unit_rows = VEC * sizeof(T) == 16 && ITEMS <= exchange_units_max;
 
-//! A warp's exchange slice: lane rows of ITEMS units, padded by one, when the rows are units.
+//! A warp's exchange slice: unit rows of ITEMS units when the rows are units.
 template <class T, int ITEMS, int VEC>
 FASTSCAN_HD constexpr std::size_t column_slice_bytes() {
-  const std::size_t rows = column_unit_rows<T, ITEMS, VEC> ? 32 * 16 * static_cast<std::size_t>(ITEMS > 1 ? ITEMS + 1 : 1) : 0;
-  return rows > warp_exchange_bytes() ? rows : warp_exchange_bytes();
-}
-
-//! Lane `lane`'s row of ITEMS units in its warp's slice.
-template <class T, int ITEMS>
-FASTSCAN_DEVICE T* column_unit_row(uint4* slice, int lane) {
-  return reinterpret_cast<T*>(slice + lane * (ITEMS > 1 ? ITEMS + 1 : 1));
+  return column_unit_rows<T, ITEMS, VEC> ? unit_slice_bytes(ITEMS) : warp_exchange_bytes();
 }
 
 //! Where one thread's part of a column tile lies.
@@ -159,7 +152,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // The thread's items stay in its exchange row until the outputs are formed (registers are the
   // limit here); inputs wider than a 16-byte unit per row stay in registers.
   input_t held[unit_rows ? 1 : ITEMS * VEC];
-  input_t* const items = unit_rows ? column_unit_row<input_t, ITEMS>(exchange, lane) : held;
+  input_t* const items = unit_rows ? unit_row<input_t, ITEMS>(exchange, lane) : held;
   {
     // All rows are loaded before any is kept, so their loads are in flight together (a load
     // followed at once by its shared-memory store waited out the whole memory latency per row).
@@ -336,7 +329,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
         value_t* const warp_ptr = ptr - (base - warp_base);
         if (warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
           if constexpr (!in_place) {
-            value_t* const row = column_unit_row<value_t, ITEMS>(exchange, lane);
+            value_t* const row = unit_row<value_t, ITEMS>(exchange, lane);
 #pragma unroll
             for (int j = 0; j < ITEMS * VEC; ++j) {
               row[j] = values[j];

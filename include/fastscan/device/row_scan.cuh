@@ -64,16 +64,12 @@ struct row_tile_prefix {
   }
 };
 
-//! The row kernel's warp slice: each lane's ITEMS inputs as one row of 16-byte units (at most
-//! exchange_units_max), padded by a unit so the blocked side is free of bank conflicts; at least
-//! the exchange that buffered outputs take (warp_store_blocked).
+//! The row kernel's warp slice: each lane's ITEMS inputs as one unit row (at most
+//! exchange_units_max units).
 template <class T, int N>
 struct row_exchange {
   static constexpr int units = static_cast<int>(sizeof(T) * N / 16);
-  static constexpr int pitch = units > 1 ? units + 1 : 1;
-  static constexpr std::size_t warp_bytes =
-      32 * 16 * static_cast<std::size_t>(pitch) > warp_exchange_bytes() ? 32 * 16 * static_cast<std::size_t>(pitch)
-                                                                        : warp_exchange_bytes();
+  static constexpr std::size_t warp_bytes = unit_slice_bytes(units);
   static_assert(sizeof(T) * N % 16 == 0 && units <= exchange_units_max,
                 "row items per thread must fill whole 16-byte units, at most 256 bytes");
 };
@@ -112,7 +108,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
       staged = true;
     }
   }
-  input_t* const items = reinterpret_cast<input_t*>(exchange + lane * xchg::pitch);
+  input_t* const items = unit_row<input_t, xchg::units>(exchange, lane);
   if (!staged) {
     // In runs of at most 128 bytes, so a long row of items never sits in registers at once.
     constexpr int run = ITEMS * sizeof(input_t) > 128 ? static_cast<int>(128 / sizeof(input_t)) : ITEMS;

@@ -25,6 +25,20 @@ __host__ __device__ constexpr std::size_t warp_exchange_bytes() {
   return 32 * (exchange_units_per_pass + 1) * 16;
 }
 
+//! A warp slice of unit rows: each lane's U 16-byte units as one row, padded by a unit (so the
+//! blocked side is free of bank conflicts), the layout warp_stage_units / warp_unstage_units use;
+//! at least the bytes warp_store_blocked takes.
+__host__ __device__ constexpr int unit_row_pitch(int units) { return units > 1 ? units + 1 : 1; }
+__host__ __device__ constexpr std::size_t unit_slice_bytes(int units) {
+  const std::size_t rows = 32 * 16 * static_cast<std::size_t>(unit_row_pitch(units));
+  return rows > warp_exchange_bytes() ? rows : warp_exchange_bytes();
+}
+//! Lane `lane`'s row of U units in its warp's slice.
+template <class T, int U>
+FASTSCAN_DEVICE T* unit_row(uint4* slice, int lane) {
+  return reinterpret_cast<T*>(slice + lane * unit_row_pitch(U));
+}
+
 template <class T, int N>
 struct warp_exchange_shape {
   static constexpr bool supported = (sizeof(T) * N) % 16 == 0;
@@ -42,7 +56,7 @@ struct warp_exchange_shape {
 template <int U>
 FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int interleave = 1) {
   static_assert(U <= exchange_units_max, "staging holds at most 256 bytes per lane");
-  constexpr int pitch = U > 1 ? U + 1 : 1;
+  constexpr int pitch = unit_row_pitch(U);
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const auto* src = static_cast<const uint4*>(warp_base);
 #pragma unroll
@@ -58,7 +72,7 @@ FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int in
 //! the warp's run with coalesced 16-byte stores.
 template <int U>
 FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem, int interleave = 1) {
-  constexpr int pitch = U > 1 ? U + 1 : 1;
+  constexpr int pitch = unit_row_pitch(U);
   const int lane = static_cast<int>(threadIdx.x) & 31;
   auto* dst = static_cast<uint4*>(warp_base);
   __syncwarp();
