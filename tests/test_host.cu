@@ -1,6 +1,8 @@
 // Host-side logic, no GPU needed: the launch-config solver, operator semantics and input validation.
 #include "common.cuh"
 
+#include <set>
+
 using namespace fstest;
 
 namespace {
@@ -352,6 +354,36 @@ TEST_CASE("division by a launch-constant divisor is exact", "[host][plan]") {
       REQUIRE(by.mod(n) == n % d);
     }
   }
+}
+
+template <int U>
+void check_staged_slots() {
+  // A warp's run of 32 * U units lands in the padded unit rows: every unit in its own slot, and
+  // lane l's unit i is the run's unit (l / k * U + i) * k + l % k.
+  for (int k_log2 = 0; k_log2 <= 5; ++k_log2) {
+    const int k = 1 << k_log2;
+    CAPTURE(U, k);
+    std::set<int> slots;
+    for (int g = 0; g < 32 * U; ++g) {
+      const int slot = fastscan::detail::staged_unit_slot<U>(g, k_log2);
+      const int pitch = fastscan::detail::unit_row_pitch(U);
+      const int lane = slot / pitch;
+      const int i = slot % pitch;
+      REQUIRE(lane < 32);
+      REQUIRE(i < U);
+      REQUIRE((lane / k * U + i) * k + lane % k == g);
+      slots.insert(slot);
+    }
+    REQUIRE(slots.size() == static_cast<std::size_t>(32 * U));
+  }
+}
+
+TEST_CASE("warp staging puts every unit of a run in its lane's row", "[host][plan]") {
+  check_staged_slots<1>();
+  check_staged_slots<2>();
+  check_staged_slots<4>();
+  check_staged_slots<8>();
+  check_staged_slots<16>();
 }
 
 TEST_CASE("extreme operator follows the framework rule", "[host][ops]") {

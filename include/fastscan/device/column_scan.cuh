@@ -128,9 +128,26 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   const bool warp_full = t.warp_full;
   const std::int64_t warp_base = t.warp_base;
 
+  // Rows narrower than a line (whole rows of the plane when warp_full) move as warp runs.
+  const bool narrow_rows = static_cast<std::size_t>(p.inner) * sizeof(input_t) < policy::column_stage_rows_below_bytes;
   if (p.prefetch_tiles > 0 && tile + p.prefetch_tiles < p.num_tiles) {
     const column_tile_part ahead = column_part<ITEMS, VEC>(p, tile + p.prefetch_tiles);
-    if (ahead.ncols > 0) {
+    bool ahead_run = false;
+    if constexpr (std::is_pointer_v<decltype(prob.in)>) {
+      if (ahead.warp_full && narrow_rows) {
+        // The warp's contiguous run, one 128-byte line per lane per step.
+        constexpr int lines = static_cast<int>(32 * ITEMS * VEC * sizeof(input_t) / 128);
+        const auto* const run = reinterpret_cast<const unsigned char*>(prob.in + ahead.warp_base);
+#pragma unroll
+        for (int j = 0; j < lines; j += 32) {
+          if (j + (tid & 31) < lines) {
+            prefetch_l2(run + static_cast<std::size_t>(j + (tid & 31)) * 128);
+          }
+        }
+        ahead_run = true;
+      }
+    }
+    if (!ahead_run && ahead.ncols > 0) {
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         if (i < ahead.nrows) {
@@ -141,9 +158,9 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   }
 
   // Each thread reads its rows directly: a warp's load covers whole 16-byte vectors of 32 / lanes_x
-  // rows, every sector used. (Staging whole-row runs through shared memory measured 5 - 10 %
-  // slower, [1, 2^20, 16] and [1, 2^22, 4] int64 on the H200.) Outputs of a tile that spans whole
-  // rows of the [len, inner] plane leave through the warp's exchange slice as one contiguous run.
+  // rows, every sector used; rows narrower than a line are staged as warp runs instead. Outputs of
+  // a tile that spans whole rows of the [len, inner] plane leave through the warp's exchange slice
+  // as one contiguous run.
   const int lane = tid & 31;
   const int tile_cols = static_cast<int>(p.tile_cols);
   uint4* const exchange = column_exchange<acc_t, input_t, ITEMS, VEC>(p, smem);
@@ -153,7 +170,17 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // limit here); inputs wider than a 16-byte unit per row stay in registers.
   input_t held[unit_rows ? 1 : ITEMS * VEC];
   input_t* const items = unit_rows ? unit_row<input_t, ITEMS>(exchange, lane) : held;
-  {
+  bool staged = false;
+  if constexpr (unit_rows && std::is_pointer_v<decltype(prob.in)>) {
+    // A warp whose rows are whole rows of the plane, narrower than a line, loads them as one
+    // contiguous run, every instruction a run of whole lines (policy::column_stage_rows_below_bytes).
+    const input_t* const warp_in = prob.in + warp_base;
+    if (warp_full && narrow_rows && reinterpret_cast<std::uintptr_t>(warp_in) % 16 == 0) {
+      warp_stage_units<ITEMS>(warp_in, exchange, p.lanes_x);
+      staged = true;
+    }
+  }
+  if (!staged) {
     // All rows are loaded before any is kept, so their loads are in flight together (a load
     // followed at once by its shared-memory store waited out the whole memory latency per row).
     input_t run[ITEMS][VEC];

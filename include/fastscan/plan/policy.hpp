@@ -110,6 +110,13 @@ constexpr int column_min_tiles_per_sm = 2;
 //! cummax 256 -> 410 us, [1, 2^20, 16] 337 -> 634 us, so they keep the full blocks.
 constexpr int column_threads_many_chains = 64;
 constexpr int column_many_chains_per_sm = 1;
+//! Column tiles whose rows (whole rows of the plane) are narrower than this many bytes load each
+//! warp's rows as one contiguous run staged through shared memory, and prefetch it line by line:
+//! a direct load of such rows asks L2 for one sector per lane group, the same line from several
+//! instructions. H200, harness, same run (direct -> staged with line prefetch): [1, 2^22, 4]
+//! int64 cummax 229 -> 204 us, int64 cumsum 132 -> 121, float32 cumsum 123 -> 99; 128-byte rows
+//! ([1, 2^20, 16] int64) already load whole lines and lost (cummax 206 -> 216, cumsum 118 -> 124).
+constexpr std::size_t column_stage_rows_below_bytes = 128;
 //! Widest tile (in columns) of a column plan that looks back: every column's look-back is one
 //! round trip per window, all columns of a tile at once. 16 columns (at least 32 bytes of a row,
 //! one sector); wider tiles with a status word per tile and per-column payloads took twice as long

@@ -49,38 +49,49 @@ struct warp_exchange_shape {
   static_assert(!supported || units % per_pass == 0, "units per lane must split into equal passes");
 };
 
+//! Where unit g of a warp's contiguous run of 32 * U units lies in the unit rows: with
+//! `interleave` = 1 lane l owns units [l*U, l*U + U) (a blocked run); with `interleave` = k (a power
+//! of two), groups of k lanes own k-unit-wide strips (lane l holds unit (l / k * U + i) * k + l % k
+//! as its unit i): the rows of a [rows, k units] block, k lanes across.
+template <int U>
+FASTSCAN_HD int staged_unit_slot(int g, int interleave_log2) {
+  const int strip = g >> interleave_log2;
+  const int owner = (strip / U << interleave_log2) | (g & ((1 << interleave_log2) - 1));
+  return owner * unit_row_pitch(U) + strip % U;
+}
+
 //! Stages a warp's contiguous run of 32 * U 16-byte units in shared memory so that lane l finds
-//! its U units at staged_row. With `interleave` = 1 lane l owns units [l*U, l*U + U) (a blocked
-//! run); with `interleave` = k, groups of k lanes own k-unit-wide strips (lane l holds unit
-//! (l / k * U + i) * k + l % k as its unit i): the rows of a [rows, k units] block, k lanes across.
+//! its U units at unit_row<T, U>(smem, l), laid out as staged_unit_slot says. Every unit is loaded
+//! before any is kept, so the warp's loads are in flight together.
 template <int U>
 FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int interleave = 1) {
   static_assert(U <= exchange_units_max, "staging holds at most 256 bytes per lane");
-  constexpr int pitch = unit_row_pitch(U);
   const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int k_log2 = __ffs(interleave) - 1;
   const auto* src = static_cast<const uint4*>(warp_base);
+  uint4 units[U];
 #pragma unroll
   for (int m = 0; m < U; ++m) {
-    const int g = m * 32 + lane;
-    const int owner = g / (U * interleave) * interleave + g % interleave;
-    smem[owner * pitch + (g / interleave) % U] = src[g];
+    units[m] = src[m * 32 + lane];
+  }
+#pragma unroll
+  for (int m = 0; m < U; ++m) {
+    smem[staged_unit_slot<U>(m * 32 + lane, k_log2)] = units[m];
   }
   __syncwarp();
 }
 
-//! The inverse of warp_stage_units: each lane has written its U units to its staged_row; writes
+//! The inverse of warp_stage_units: each lane has written its U units to its unit row; writes
 //! the warp's run with coalesced 16-byte stores.
 template <int U>
 FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem, int interleave = 1) {
-  constexpr int pitch = unit_row_pitch(U);
   const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int k_log2 = __ffs(interleave) - 1;
   auto* dst = static_cast<uint4*>(warp_base);
   __syncwarp();
 #pragma unroll
   for (int m = 0; m < U; ++m) {
-    const int g = m * 32 + lane;
-    const int owner = g / (U * interleave) * interleave + g % interleave;
-    dst[g] = smem[owner * pitch + (g / interleave) % U];
+    dst[m * 32 + lane] = smem[staged_unit_slot<U>(m * 32 + lane, k_log2)];
   }
   __syncwarp();
 }
