@@ -152,6 +152,26 @@ TEST_CASE("column look-backs along many chains take small blocks, few long chain
   }
 }
 
+TEST_CASE("one long chain of 8-byte cummax columns splits in two, other scans keep 16-column tiles", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const fastscan::scan_types sum64{8, 8, 16, 16, 4608}, pair64{8, 16, 32, 24, 4608}, pair32{4, 16, 32, 24, 4608};
+  auto cols = [&](fastscan::Shape3 s, const fastscan::scan_types& types) {
+    const auto p = fastscan::make_plan(s, types, h200);
+    REQUIRE(p.valid);
+    REQUIRE(p.lookback);
+    return p.tile_cols;
+  };
+  for (const fastscan::Shape3 s : {fastscan::Shape3{1, 1 << 20, 16}, fastscan::Shape3{1, 1 << 20, 12}, fastscan::Shape3{1, 1 << 22, 16}}) {
+    CAPTURE(shape_name(s));
+    CHECK(cols(s, pair64) == 8);
+    CHECK(cols(s, pair32) == 16);
+    CHECK(cols(s, sum64) == 16);
+  }
+  // More than one chain at 16 columns: unchanged.
+  CHECK(cols(fastscan::Shape3{1, 1 << 18, 64}, pair64) == 16);
+  CHECK(cols(fastscan::Shape3{2, 1 << 20, 16}, pair64) == 16);
+}
+
 TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer for short or latency-bound ones", "[host][plan]") {
   const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
   const fastscan::scan_types sum8{8, 8, 16, 16, 4608}, max8{8, 16, 32, 24, 4608}, max4{4, 16, 32, 24, 4608};

@@ -171,7 +171,9 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     };
     // Tiles that look back are at most policy::column_lookback_max_cols wide: narrower tiles make
     // more chains, and one warp looks back for all columns of a tile.
-    const int lookback_lanes_x = std::max(1, policy::column_lookback_max_cols(types.in_bytes) / p.vec);
+    const bool one_chain = shape.outer * detail::ceil_div(shape.inner, std::int64_t{policy::column_lookback_max_cols(types.in_bytes)}) == 1;
+    const int lookback_lanes_x =
+        std::max(1, policy::column_lookback_max_cols(types.in_bytes, types.acc_bytes, one_chain) / p.vec);
     // A look-back reaches 32 tiles per round trip, divided among the columns each warp looks back
     // for: a chain within that finds its prefix in one round trip, a longer one waits for more.
     auto fits_window = [](const plan& q) {

@@ -124,6 +124,15 @@ constexpr std::size_t column_stage_rows_below_bytes = 128;
 constexpr int column_lookback_max_cols(std::size_t in_bytes) {
   return 32 / static_cast<int>(in_bytes) > 16 ? 32 / static_cast<int>(in_bytes) : 16;
 }
+//! The same, for a scan whose columns would all lie in one chain at that width: 8-byte inputs with
+//! 16-byte accumulators (int64 / float64 cummax, whose tile state is two words per column) split
+//! it into two chains of 8 columns, each half as long. H200, harness, same run, 16 -> 8 columns:
+//! int64 cummax [1, 2^20, 16] 204 -> 193 us; with 4 chains ([1, 2^18, 64]) 183 -> 182, and at 8
+//! columns everywhere many-chain plans lost up to 5 % ([1, 4096, 4096] 162 -> 167, [64, 4096,
+//! 256] 602 -> 622). Float32 cummax [1, 2^20, 16] lost (201 -> 213), int64 sums lost 5 - 80 %.
+constexpr int column_lookback_max_cols(std::size_t in_bytes, std::size_t acc_bytes, bool one_chain) {
+  return one_chain && in_bytes == 8 && acc_bytes == 16 ? 8 : column_lookback_max_cols(in_bytes);
+}
 
 //! Columns one warp of a column tile looks back for, at least (the warps share the rest). Exactly
 //! associative operators take 2: fewer warps poll, in windows half as deep, which they can afford
