@@ -268,8 +268,9 @@ TEST_CASE("row plans of narrow types with outputs in place take more items per t
     REQUIRE(p.kind == fastscan::strategy::rows);
     return p.items;
   };
-  CHECK(items(1, 1, true) == 64);   // uint8 sums
-  CHECK(items(2, 4, true) == 64);   // half sums (float accumulators)
+  CHECK(items(1, 1, true) == 256);  // uint8 sums: 256 bytes, scanned a unit at a time
+  CHECK(items(2, 4, true) == 128);  // half sums (float accumulators)
+  CHECK(items(2, 2, true) == 128);  // int16 sums
   CHECK(items(1, 8, false) == 32);  // bool into int64: a register buffer
   CHECK(items(4, 4, true) == 64);   // 256 bytes per thread in shared memory
   CHECK(items(8, 8, true) == 32);
