@@ -86,10 +86,18 @@ TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
       {4, 16, 32, 24, 4608}, {8, 8, 16, 16, 4608}, {8, 16, 32, 24, 4608}, {16, 16, 32, 20, 4608},
       {32, 32, 64, 40, 4608},
       // Row outputs formed in place (more items per thread, a wider exchange row).
-      {1, 1, 16, 9, 4608, true, 4608}, {2, 4, 16, 8, 4608, true, 4608}, {4, 4, 16, 8, 4608, true, 8704},
+      {1, 1, 16, 9, 4608, true, 8704}, {2, 4, 16, 8, 4608, true, 8704}, {4, 4, 16, 8, 4608, true, 8704},
       {8, 8, 16, 16, 4608, true, 8704},
       // Column rows of exact sums formed in place: 16 rows per thread, a 16-unit exchange row.
-      {8, 8, 16, 16, 4608, true, 8704, 16, 8704}, {4, 4, 16, 8, 4608, true, 8704, 16, 8704}};
+      {8, 8, 16, 16, 4608, true, 8704, 16, 8704}, {4, 4, 16, 8, 4608, true, 8704, 16, 8704},
+      // What dispatch passes for the entry points' problems.
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<std::uint8_t, std::uint8_t, std::uint8_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<std::int16_t, std::int16_t, std::int16_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<__half, __half, float>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<std::int64_t, std::int64_t, std::int64_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<bool, std::int64_t, std::int64_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::extreme_problem<std::uint8_t, std::int32_t>>::types()};
   std::vector<std::int64_t> extents = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 1000, 4097, 65536, 1 << 20};
   for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
     extents.push_back(big);

@@ -85,7 +85,8 @@ FASTSCAN_DEVICE void for_each_item(const T* items, int count, Visit&& visit) {
 #pragma unroll 1
     for (int u = 0; u < count; u += per) {
       T unit[per];
-      memcpy(&unit, items + u, 16);
+      const uint4 raw = *reinterpret_cast<const uint4*>(items + u);  // rows are 16-byte aligned
+      memcpy(&unit, &raw, 16);
 #pragma unroll
       for (int j = 0; j < per; ++j) {
         if (u + j < count) {
@@ -222,14 +223,16 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
       for (int u = 0; u < count; u += per) {
         typename Problem::template buffer<per> unit;
         static_assert(sizeof(unit) == 16, "a unit of outputs formed in place is 16 bytes");
-        memcpy(&unit, items + u, 16);
+        uint4 raw = *reinterpret_cast<const uint4*>(items + u);
+        memcpy(&unit, &raw, 16);
 #pragma unroll
         for (int j = 0; j < per; ++j) {
           if (u + j < count) {
             form(unit, j, u + j, unit.v[j]);
           }
         }
-        memcpy(items + u, &unit, 16);
+        memcpy(&raw, &unit, 16);
+        *reinterpret_cast<uint4*>(items + u) = raw;
       }
     } else {
       for_each_item<ITEMS>(items, count, [&](int i, const input_t& x) { form(out, i, i, x); });
