@@ -178,6 +178,16 @@ TEST_CASE("one long chain of 8-byte cummax columns splits in two, other scans ke
   // More than one chain at 16 columns: unchanged.
   CHECK(cols(fastscan::Shape3{1, 1 << 18, 64}, pair64) == 16);
   CHECK(cols(fastscan::Shape3{2, 1 << 20, 16}, pair64) == 16);
+  // Float sums (not exactly associative) split one chain too; float cummax (exact) does not.
+  const auto float_sum = fastscan::detail::dispatch<fastscan::detail::sum_problem<float, float, float>>::types();
+  const auto half_sum = fastscan::detail::dispatch<fastscan::detail::sum_problem<__half, __half, float>>::types();
+  const auto float_max = fastscan::detail::dispatch<fastscan::detail::extreme_problem<float, std::int64_t>>::types();
+  CHECK(!float_sum.exact);
+  CHECK(float_max.exact);
+  CHECK(cols(fastscan::Shape3{1, 1 << 20, 16}, float_sum) == 8);
+  CHECK(cols(fastscan::Shape3{1, 1 << 20, 16}, half_sum) == 8);
+  CHECK(cols(fastscan::Shape3{1, 1 << 20, 16}, float_max) == 16);
+  CHECK(cols(fastscan::Shape3{1, 1 << 18, 64}, float_sum) == 16);
 }
 
 TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer for short or latency-bound ones", "[host][plan]") {
