@@ -86,10 +86,18 @@ TEST_CASE("every plan is launchable and covers every element", "[host][plan]") {
       {4, 16, 32, 24, 4608}, {8, 8, 16, 16, 4608}, {8, 16, 32, 24, 4608}, {16, 16, 32, 20, 4608},
       {32, 32, 64, 40, 4608},
       // Row outputs formed in place (more items per thread, a wider exchange row).
-      {1, 1, 16, 9, 4608, true, 4608}, {2, 4, 16, 8, 4608, true, 4608}, {4, 4, 16, 8, 4608, true, 8704},
+      {1, 1, 16, 9, 4608, true, 8704}, {2, 4, 16, 8, 4608, true, 8704}, {4, 4, 16, 8, 4608, true, 8704},
       {8, 8, 16, 16, 4608, true, 8704},
       // Column rows of exact sums formed in place: 16 rows per thread, a 16-unit exchange row.
-      {8, 8, 16, 16, 4608, true, 8704, 16, 8704}, {4, 4, 16, 8, 4608, true, 8704, 16, 8704}};
+      {8, 8, 16, 16, 4608, true, 8704, 16, 8704}, {4, 4, 16, 8, 4608, true, 8704, 16, 8704},
+      // What dispatch passes for the entry points' problems.
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<std::uint8_t, std::uint8_t, std::uint8_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<std::int16_t, std::int16_t, std::int16_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<__half, __half, float>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<std::int64_t, std::int64_t, std::int64_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::sum_problem<bool, std::int64_t, std::int64_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>::types(),
+      fastscan::detail::dispatch<fastscan::detail::extreme_problem<std::uint8_t, std::int32_t>>::types()};
   std::vector<std::int64_t> extents = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 1000, 4097, 65536, 1 << 20};
   for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
     extents.push_back(big);
@@ -150,6 +158,36 @@ TEST_CASE("column look-backs along many chains take small blocks, few long chain
       CHECK(p.block_threads == fastscan::policy::column_threads);
     }
   }
+}
+
+TEST_CASE("one long chain of 8-byte cummax columns splits in two, other scans keep 16-column tiles", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const fastscan::scan_types sum64{8, 8, 16, 16, 4608}, pair64{8, 16, 32, 24, 4608}, pair32{4, 16, 32, 24, 4608};
+  auto cols = [&](fastscan::Shape3 s, const fastscan::scan_types& types) {
+    const auto p = fastscan::make_plan(s, types, h200);
+    REQUIRE(p.valid);
+    REQUIRE(p.lookback);
+    return p.tile_cols;
+  };
+  for (const fastscan::Shape3 s : {fastscan::Shape3{1, 1 << 20, 16}, fastscan::Shape3{1, 1 << 20, 12}, fastscan::Shape3{1, 1 << 22, 16}}) {
+    CAPTURE(shape_name(s));
+    CHECK(cols(s, pair64) == 8);
+    CHECK(cols(s, pair32) == 16);
+    CHECK(cols(s, sum64) == 16);
+  }
+  // More than one chain at 16 columns: unchanged.
+  CHECK(cols(fastscan::Shape3{1, 1 << 18, 64}, pair64) == 16);
+  CHECK(cols(fastscan::Shape3{2, 1 << 20, 16}, pair64) == 16);
+  // Float sums (not exactly associative) split one chain too; float cummax (exact) does not.
+  const auto float_sum = fastscan::detail::dispatch<fastscan::detail::sum_problem<float, float, float>>::types();
+  const auto half_sum = fastscan::detail::dispatch<fastscan::detail::sum_problem<__half, __half, float>>::types();
+  const auto float_max = fastscan::detail::dispatch<fastscan::detail::extreme_problem<float, std::int64_t>>::types();
+  CHECK(!float_sum.exact);
+  CHECK(float_max.exact);
+  CHECK(cols(fastscan::Shape3{1, 1 << 20, 16}, float_sum) == 8);
+  CHECK(cols(fastscan::Shape3{1, 1 << 20, 16}, half_sum) == 8);
+  CHECK(cols(fastscan::Shape3{1, 1 << 20, 16}, float_max) == 16);
+  CHECK(cols(fastscan::Shape3{1, 1 << 18, 64}, float_sum) == 16);
 }
 
 TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer for short or latency-bound ones", "[host][plan]") {
@@ -248,8 +286,9 @@ TEST_CASE("row plans of narrow types with outputs in place take more items per t
     REQUIRE(p.kind == fastscan::strategy::rows);
     return p.items;
   };
-  CHECK(items(1, 1, true) == 64);   // uint8 sums
-  CHECK(items(2, 4, true) == 64);   // half sums (float accumulators)
+  CHECK(items(1, 1, true) == 256);  // uint8 sums: 256 bytes, scanned a unit at a time
+  CHECK(items(2, 4, true) == 128);  // half sums (float accumulators)
+  CHECK(items(2, 2, true) == 128);  // int16 sums
   CHECK(items(1, 8, false) == 32);  // bool into int64: a register buffer
   CHECK(items(4, 4, true) == 64);   // 256 bytes per thread in shared memory
   CHECK(items(8, 8, true) == 32);

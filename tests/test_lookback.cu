@@ -19,7 +19,9 @@ const std::vector<fastscan::Shape3> lookback_shapes = {
     {3, 1700003, 1}, {1, 9000011, 1},
     // Narrow columns: one long chain with 8 rows per thread, and latency plans whose int64 cummax
     // takes fewer rows per thread than the kernel holds.
-    {2, 300007, 4}, {1, 4096, 16}, {1, 16384, 4}};
+    {2, 300007, 4}, {1, 4096, 16}, {1, 16384, 4},
+    // One long chain of int64 cummax columns split into two chains of 8 (the second partial).
+    {1, 200003, 13}};
 
 //! cummax of int64 (a two-part accumulator) or cumsum of int32 (one part) on `stream` with caller
 //! temp storage; returns the number of wrong outputs.

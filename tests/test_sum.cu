@@ -87,7 +87,9 @@ TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][s
   // the output or both, and mix staged and direct accesses.
   std::uint64_t seed = 900;
   for (const fastscan::Shape3 s : {fastscan::Shape3{3, 100003, 1}, fastscan::Shape3{1, 70001, 1}, fastscan::Shape3{5, 4099, 1},
-                                   fastscan::Shape3{2, 517, 64}, fastscan::Shape3{1, 3001, 3}}) {
+                                   fastscan::Shape3{2, 517, 64}, fastscan::Shape3{1, 3001, 3},
+                                   // One long chain of columns: float sums split it into two of 8.
+                                   fastscan::Shape3{1, 200003, 13}}) {
     for (const auto& shifts : {std::pair<int, int>{1, 0}, std::pair<int, int>{0, 1}, std::pair<int, int>{1, 1}}) {
       CAPTURE(type_name<TestType>(), shape_name(s), shifts.first, shifts.second);
       const auto numel = static_cast<std::size_t>(s.outer * s.len * s.inner);
@@ -124,7 +126,7 @@ TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][s
 TEST_CASE("float cumsum is bitwise reproducible", "[gpu][sum][determinism]") {
   // Non-integral random floats, so the grouping of additions shows in the last bits.
   for (fastscan::Shape3 s : {fastscan::Shape3{1, std::int64_t{1} << 24, 1}, fastscan::Shape3{1, 1 << 20, 3},
-                             fastscan::Shape3{1, 1 << 16, 64}, fastscan::Shape3{7, 1000003, 1}}) {
+                             fastscan::Shape3{1, 1 << 16, 64}, fastscan::Shape3{7, 1000003, 1}, fastscan::Shape3{1, 1 << 20, 13}}) {
     CAPTURE(shape_name(s));
     const auto n = static_cast<std::size_t>(s.outer * s.len * s.inner);
     std::mt19937 rng(7);

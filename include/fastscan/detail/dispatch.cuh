@@ -95,7 +95,7 @@ struct dispatch {
   static scan_types types() {
     return {sizeof(input_t), sizeof(acc_t), tile_word_bytes<acc_t>, sizeof(flagged<acc_t>),
             column_slice_bytes<input_t, column_items, column_vec>(), outputs_in_place<Problem>, row_slice_bytes(),
-            column_wide_items, column_slice_bytes<input_t, column_wide_items, column_vec>()};
+            column_wide_items, column_slice_bytes<input_t, column_wide_items, column_vec>(), exact};
   }
 
   //! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors are

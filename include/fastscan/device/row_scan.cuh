@@ -74,6 +74,36 @@ struct row_exchange {
                 "row items per thread must fill whole 16-byte units, at most 256 bytes");
 };
 
+//! Calls visit(i, item) for the thread's first `count` items in order. Rows of more than
+//! policy::row_unrolled_items_max items (1- and 2-byte types at 256 bytes per thread) go one
+//! 16-byte unit at a time in a loop that is not unrolled, so registers hold one unit (unrolled, 128
+//! uint8 items spilled 858 bytes).
+template <int ITEMS, class T, class Visit>
+FASTSCAN_DEVICE void for_each_item(const T* items, int count, Visit&& visit) {
+  if constexpr (ITEMS > policy::row_unrolled_items_max) {
+    constexpr int per = static_cast<int>(16 / sizeof(T));
+#pragma unroll 1
+    for (int u = 0; u < count; u += per) {
+      T unit[per];
+      const uint4 raw = *reinterpret_cast<const uint4*>(items + u);  // rows are 16-byte aligned
+      memcpy(&unit, &raw, 16);
+#pragma unroll
+      for (int j = 0; j < per; ++j) {
+        if (u + j < count) {
+          visit(u + j, unit[j]);
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      if (i < count) {
+        visit(i, items[i]);
+      }
+    }
+  }
+}
+
 template <int ITEMS, bool Exact, class Problem>
 FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p, std::int64_t tile,
                                    unsigned char* smem) {
@@ -110,8 +140,10 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   }
   input_t* const items = unit_row<input_t, xchg::units>(exchange, lane);
   if (!staged) {
-    // In runs of at most 128 bytes, so a long row of items never sits in registers at once.
-    constexpr int run = ITEMS * sizeof(input_t) > 128 ? static_cast<int>(128 / sizeof(input_t)) : ITEMS;
+    // In runs of at most 128 bytes and 64 items (a register each), so a long row of items never
+    // sits in registers at once.
+    constexpr int run_max = 128 / sizeof(input_t) < 64 ? static_cast<int>(128 / sizeof(input_t)) : 64;
+    constexpr int run = ITEMS > run_max ? run_max : ITEMS;
 #pragma unroll
     for (int c = 0; c < ITEMS; c += run) {
       input_t direct[run];
@@ -133,31 +165,23 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
 
   item_t total{acc_t{}, true};
   if (plain) {
-    if (count > 0) {
-      total = item_t{prob.lift(items[0], row_pos0), false};
-#pragma unroll
-      for (int i = 1; i < ITEMS; ++i) {
-        if (i < count) {
-          total.value = prob.op(total.value, prob.lift(items[i], row_pos0 + i));
-        }
-      }
-    }
+    for_each_item<ITEMS>(items, count, [&](int i, const input_t& x) {
+      const acc_t e = prob.lift(x, row_pos0 + i);
+      total = i == 0 ? item_t{e, false} : item_t{prob.op(total.value, e), false};
+    });
   } else {
     int next_head = first_head;
     std::int64_t r = row_pos0;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      if (i < count) {
-        const bool head = i == next_head;
-        if (head) {
-          r = 0;
-          next_head += spacing;
-        }
-        const item_t e{prob.lift(items[i], r), head};
-        total = i == 0 ? e : seg(total, e);
-        ++r;
+    for_each_item<ITEMS>(items, count, [&](int i, const input_t& x) {
+      const bool head = i == next_head;
+      if (head) {
+        r = 0;
+        next_head += spacing;
       }
-    }
+      const item_t e{prob.lift(x, r), head};
+      total = i == 0 ? e : seg(total, e);
+      ++r;
+    });
   }
 
   block_scan<item_t> scan(smem, static_cast<int>(blockDim.x), 1);
@@ -178,21 +202,40 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
     bool has_running = has_before;
     int next_head = plain ? ITEMS : first_head;
     std::int64_t r = row_pos0;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      if (i < count) {
-        if (i == next_head) {
-          r = 0;
-          next_head += spacing;
-          has_running = false;
-        }
-        const acc_t e = prob.lift(items[i], r);
-        const acc_t previous = running;
-        running = has_running ? prob.op(running, e) : e;
-        prob.put(out, i, running, previous, has_running);
-        has_running = true;
-        ++r;
+    // Forms item i's output from x, into `b` at `slot`.
+    auto form = [&](auto& b, int slot, int i, const input_t& x) {
+      if (i == next_head) {
+        r = 0;
+        next_head += spacing;
+        has_running = false;
       }
+      const acc_t e = prob.lift(x, r);
+      const acc_t previous = running;
+      running = has_running ? prob.op(running, e) : e;
+      prob.put(b, slot, running, previous, has_running);
+      has_running = true;
+      ++r;
+    };
+    if constexpr (in_place && ITEMS > policy::row_unrolled_items_max) {
+      // One 16-byte unit at a time (for_each_item), its outputs written back over it.
+      constexpr int per = static_cast<int>(16 / sizeof(input_t));
+#pragma unroll 1
+      for (int u = 0; u < count; u += per) {
+        typename Problem::template buffer<per> unit;
+        static_assert(sizeof(unit) == 16, "a unit of outputs formed in place is 16 bytes");
+        uint4 raw = *reinterpret_cast<const uint4*>(items + u);
+        memcpy(&unit, &raw, 16);
+#pragma unroll
+        for (int j = 0; j < per; ++j) {
+          if (u + j < count) {
+            form(unit, j, u + j, unit.v[j]);
+          }
+        }
+        memcpy(&raw, &unit, 16);
+        *reinterpret_cast<uint4*>(items + u) = raw;
+      }
+    } else {
+      for_each_item<ITEMS>(items, count, [&](int i, const input_t& x) { form(out, i, i, x); });
     }
     prob.store(out, first, count, [&](auto* thread_ptr, const auto& values, int n) {
       using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;

@@ -21,22 +21,25 @@ namespace policy {
 //! float32 [64, 1024] 19.2 -> 9.5 us, [4096, 4096] 194 -> 154 us, [1, 2^24] 194 -> 178 us; only
 //! the 1-D 2^28 scan, 65536 tiles in one chain, lost: 2230 -> 2567 us).
 //! Outputs formed in place of the staged inputs (sums into the input type, generic scans) hold no
-//! registers per item: those rows keep row_in_place_bytes of input per thread in shared memory (at
-//! most 64 items; ptxas, sm_90, at the register cap: no spills for 64 uint8 / int16 / half items,
-//! 128 uint8 items spilled 858 bytes). H200, harness, same run, buffered rows (int64 16 items,
+//! registers per item: those rows keep row_in_place_bytes of input per thread in shared memory
+//! (1- and 2-byte types: 256 / 128 items, scanned one 16-byte unit at a time, see
+//! row_unrolled_items_max). H200, harness, same run, buffered rows (int64 16 items,
 //! 4-byte 32, 256 threads) -> in place at 128 bytes per thread -> at 256 bytes (128-thread blocks,
 //! the exchange rows fill 48 KB at 256): 1-D 2^28 cumsum int64 1685 -> 1594 -> 1469 us, float32
 //! 1073 -> 862 -> 776, int32 914 -> 889 -> 810, int16 758 -> 655 -> 657, int8 687 -> 587 -> 589;
 //! 2^24 int64 124 -> 116 -> 111. [1, 65536] int64 lost 6.4 -> 8.2 us (half the tiles), so
 //! latency-bound rows keep the buffered row's items (plan.hpp).
 constexpr std::size_t row_in_place_bytes = 256;
+//! Rows of more items than this are scanned one 16-byte unit at a time in a loop that is not
+//! unrolled (registers hold one unit); shorter ones fully unrolled. ptxas, sm_90, at the register
+//! cap, fully unrolled: no spills for 64 uint8 / int16 / half items, 858 bytes for 128 uint8.
+constexpr int row_unrolled_items_max = 64;
 constexpr int row_items(std::size_t in_bytes, std::size_t acc_bytes, bool outputs_in_place = false) {
   if (acc_bytes >= 16) {
     return 16;
   }
   if (outputs_in_place) {
-    const auto n = static_cast<int>(row_in_place_bytes / in_bytes);
-    return n < 64 ? n : 64;
+    return static_cast<int>(row_in_place_bytes / in_bytes);
   }
   return in_bytes >= 8 ? 16 : 32;
 }
@@ -123,6 +126,19 @@ constexpr std::size_t column_stage_rows_below_bytes = 128;
 //! on [1, 262144, 64] int64 (606 against 137 us for the best split, H200).
 constexpr int column_lookback_max_cols(std::size_t in_bytes) {
   return 32 / static_cast<int>(in_bytes) > 16 ? 32 / static_cast<int>(in_bytes) : 16;
+}
+//! The same, for a scan whose columns would all lie in one chain at that width: 8-byte inputs with
+//! 16-byte accumulators (int64 / float64 cummax, whose tile state is two words per column) split
+//! it into two chains of 8 columns, each half as long. H200, harness, same run, 16 -> 8 columns:
+//! int64 cummax [1, 2^20, 16] 204 -> 193 us; with 4 chains ([1, 2^18, 64]) 183 -> 182, and at 8
+//! columns everywhere many-chain plans lost up to 5 % ([1, 4096, 4096] 162 -> 167, [64, 4096,
+//! 256] 602 -> 622). Float32 cummax [1, 2^20, 16] lost (201 -> 213), int64 sums lost 5 - 80 %.
+//! Operators that are not exactly associative (float sums) wait for a prefix inside one window,
+//! which a chain half as long finds sooner: float32 cumsum [1, 2^20, 16] 142 -> 108 us at 8
+//! columns (same run as above); float32 cumsum [1, 2^20, 12] 150 -> 108 us, [1, 2^22, 16] 525 -> 366,
+//! [1, 4096, 16] 8.1 -> 7.3 (H200, harness, same run).
+constexpr int column_lookback_max_cols(std::size_t in_bytes, std::size_t acc_bytes, bool one_chain, bool exact = true) {
+  return one_chain && ((in_bytes == 8 && acc_bytes == 16) || !exact) ? 8 : column_lookback_max_cols(in_bytes);
 }
 
 //! Columns one warp of a column tile looks back for, at least (the warps share the rest). Exactly
