@@ -76,8 +76,8 @@ struct dispatch {
   using op_t = typename Problem::op_t;
   static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
   static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t), outputs_in_place<Problem>);
-  //! Items of latency-bound in-place rows (plan.hpp): those of a buffered row.
-  static constexpr int row_latency_items = policy::row_items(sizeof(input_t), sizeof(acc_t));
+  //! Items of latency-bound rows (plan.hpp, policy::row_latency_items).
+  static constexpr int row_latency_items = policy::row_latency_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
   //! Rows per thread of the column kernel, and of the wide one that exact sums formed in place run
   //! when a plan takes more (policy::column_items).
