@@ -517,6 +517,19 @@ TEMPLATE_TEST_CASE("extreme operator is associative on ties and NaNs", "[host][o
   check_associative<TestType>();
 }
 
+TEST_CASE("inclusive_scan takes output iterators whose elements take the input's value type", "[host][validation]") {
+  using fastscan::detail::output_supported;
+  STATIC_REQUIRE(output_supported<const int*, int*>::value);
+  STATIC_REQUIRE(output_supported<const int*, long long*>::value);  // converted as it is written
+  STATIC_REQUIRE(output_supported<const float*, double*>::value);
+  STATIC_REQUIRE_FALSE(output_supported<const int*, const int*>::value);  // not writable
+  STATIC_REQUIRE_FALSE(output_supported<const int*, int>::value);         // not an iterator
+  struct opaque {
+    int x;
+  };
+  STATIC_REQUIRE_FALSE(output_supported<const opaque*, int*>::value);  // no conversion
+}
+
 TEST_CASE("bad input is rejected before any launch and outputs stay untouched", "[host][validation]") {
   // Host arrays stand in for device memory: nothing may be launched or written.
   std::vector<float> in(16, 1.f), values(16, 7.f);
