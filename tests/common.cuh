@@ -219,14 +219,15 @@ void reference_sum(const host_array<T>& in, std::vector<double>& sums, std::vect
 
 //! Shapes that hit the edges of a plan: empty, single elements, primes, powers of two +- 1, tile
 //! edges +- 1 for the row and column kernels, [1, N], [N, 1] along axis 0, and 3-D middle axes.
-inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int64_t column_tile_rows) {
+inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int64_t column_tile_rows,
+                                                 std::int64_t small_row_tile) {
   std::vector<fastscan::Shape3> shapes = {
       {0, 5, 1},    {3, 0, 1},    {2, 4, 0},    {1, 1, 1},     {1, 2, 1},     {1, 31, 1},   {1, 32, 1},
       {1, 33, 1},   {7, 13, 1},   {1, 997, 1},  {1, 1023, 1},  {1, 1024, 1},  {1, 1025, 1}, {5, 4099, 1},
       {1000, 3, 1}, {4096, 1, 1}, {333, 65, 1}, {1, 65537, 1}, {1, 999983, 1}, {3, 7, 2},   {1, 4099, 2},
       {1, 3001, 3}, {2, 517, 64}, {4, 33, 129}, {1, 65536, 1},  {31, 17, 33},  {1, 8193, 5}, {2, 2, 1031},
   };
-  for (std::int64_t t : {row_tile, 2 * row_tile, 33 * row_tile}) {
+  for (std::int64_t t : {row_tile, 2 * row_tile, 33 * row_tile, small_row_tile, 2 * small_row_tile}) {
     for (std::int64_t d : {-1, 0, 1}) {
       shapes.push_back({1, t + d, 1});
       shapes.push_back({3, t + d, 1});
@@ -241,13 +242,18 @@ inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int
   return shapes;
 }
 
-//! Tile sizes of the plans the running device gets, so the shape lists follow the solver.
+//! Tile sizes of the plans the running device gets, so the shape lists follow the solver: rows,
+//! column rows, and rows of a latency-bound plan.
+struct plan_tiles {
+  std::int64_t rows, column_rows, small_rows;
+};
 template <class Dispatch>
-std::pair<std::int64_t, std::int64_t> tile_sizes() {
-  fastscan::plan rows, cols;
+plan_tiles tile_sizes() {
+  fastscan::plan rows, cols, small;
   REQUIRE(Dispatch::solve({1, std::int64_t{1} << 26, 1}, rows) == cudaSuccess);
   REQUIRE(Dispatch::solve({1, std::int64_t{1} << 26, 64}, cols) == cudaSuccess);
-  return {rows.tile_items, cols.tile_items};
+  REQUIRE(Dispatch::solve({1, 65536, 1}, small) == cudaSuccess);
+  return {rows.tile_items, cols.tile_items, small.tile_items};
 }
 
 template <class T>

@@ -46,7 +46,7 @@ void check_all_shapes() {
   using dispatch = fastscan::detail::dispatch<fastscan::detail::extreme_problem<T, std::int64_t>>;
   const auto tiles = tile_sizes<dispatch>();
   std::uint64_t seed = 1;
-  for (const auto& s : edge_shapes(tiles.first, tiles.second)) {
+  for (const auto& s : edge_shapes(tiles.rows, tiles.column_rows, tiles.small_rows)) {
     for (auto e : {fastscan::Extreme::max, fastscan::Extreme::min}) {
       for (auto tie : {fastscan::Tie::last, fastscan::Tie::first}) {
         CAPTURE(type_name<T>(), shape_name(s), e == fastscan::Extreme::min ? "cummin" : "cummax",

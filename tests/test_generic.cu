@@ -2,6 +2,7 @@
 #include "common.cuh"
 
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
 
 using namespace fstest;
 
@@ -30,6 +31,11 @@ struct matmul {
   }
 };
 bool operator==(const mat2& x, const mat2& y) { return std::memcmp(&x, &y, sizeof(mat2)) == 0; }
+
+//! Output functor: writes 3 * x + 1 as int64.
+struct affine_out {
+  __host__ __device__ std::int64_t operator()(std::int32_t x) const { return 3 * std::int64_t{x} + 1; }
+};
 
 }  // namespace generic_ops
 
@@ -75,6 +81,45 @@ TEST_CASE("inclusive_scan with a non-commutative operator", "[gpu][generic]") {
     CAPTURE(shape_name(s));
     check_generic<affine>(s, compose_affine{}, make_affine);
     check_generic<mat2>(s, matmul{}, make_mat);
+  }
+}
+
+TEST_CASE("inclusive_scan writes to a wider type and through an output iterator", "[gpu][generic]") {
+  // int32 sums (the accumulator is the input's type), converted to int64 as they are written:
+  // through an int64 pointer, and through a transform iterator into int64. Rows, long rows with a
+  // look-back, columns with and without one.
+  for (const fastscan::Shape3 s : {fastscan::Shape3{3, 300001, 1}, fastscan::Shape3{1, 65536, 1},
+                                   fastscan::Shape3{7, 13, 1}, fastscan::Shape3{2, 1000, 37},
+                                   fastscan::Shape3{1, 70001, 3}}) {
+    CAPTURE(shape_name(s));
+    const auto n = static_cast<std::size_t>(s.outer * s.len * s.inner);
+    std::mt19937 rng(static_cast<unsigned>(n));
+    std::vector<std::int32_t> in(n);
+    for (auto& x : in) x = static_cast<std::int32_t>(rng() % 7) - 3;
+    device_buffer<std::int32_t> d_in(n);
+    d_in.upload(in);
+    device_buffer<std::int64_t> wide(n), mapped(n);
+    wide.poison();
+    mapped.poison();
+    const std::int32_t* first = d_in.ptr;
+    CUDA_REQUIRE(fastscan::inclusive_scan(first, wide.ptr, fastscan::sum_op{}, s));
+    CUDA_REQUIRE(fastscan::inclusive_scan(first, thrust::make_transform_output_iterator(mapped.ptr, affine_out{}),
+                                          fastscan::sum_op{}, s));
+    const auto got_wide = wide.download();
+    const auto got_mapped = mapped.download();
+    std::size_t bad = 0;
+    for (std::int64_t o = 0; o < s.outer; ++o) {
+      for (std::int64_t c = 0; c < s.inner; ++c) {
+        std::int64_t run = 0;
+        for (std::int64_t i = 0; i < s.len; ++i) {
+          const auto at = static_cast<std::size_t>((o * s.len + i) * s.inner + c);
+          run += in[at];
+          bad += got_wide[at] != run;
+          bad += got_mapped[at] != 3 * run + 1;
+        }
+      }
+    }
+    CHECK(bad == 0);
   }
 }
 

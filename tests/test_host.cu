@@ -41,7 +41,7 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     CHECK(p.items * types.in_bytes <= 256);  // one exchange row per thread
     // One of the two row kernels dispatch.cuh instantiates.
     CHECK((p.items == fastscan::policy::row_items(types.in_bytes, types.acc_bytes, types.outputs_in_place) ||
-           p.items == fastscan::policy::row_items(types.in_bytes, types.acc_bytes)));
+           p.items == fastscan::policy::row_latency_items(types.in_bytes, types.acc_bytes)));
     // Tiles cover every element exactly once.
     CHECK(p.num_tiles * p.tile_items >= numel);
     CHECK((p.num_tiles - 1) * p.tile_items < numel);
@@ -304,6 +304,30 @@ TEST_CASE("row plans of narrow types with outputs in place take more items per t
   CHECK(small({1, std::int64_t{1} << 20, 1}).items == 32);  // 512 tiles
 }
 
+TEST_CASE("latency-bound rows of (value, index) scans take 16 bytes per thread at 128 threads", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const auto plan = [&](std::size_t in, fastscan::Shape3 s) {
+    const auto p = fastscan::make_plan(s, fastscan::scan_types{in, 16, 32, 24, 4608, false}, h200);
+    REQUIRE(p.kind == fastscan::strategy::rows);
+    return p;
+  };
+  const auto int64_small = plan(8, {1, 65536, 1});
+  CHECK(int64_small.items == 4);
+  CHECK(int64_small.block_threads == 128);
+  CHECK(int64_small.num_tiles == 128);
+  CHECK(int64_small.lookback);
+  CHECK(plan(8, {4096, 16, 1}).items == 4);
+  CHECK(plan(8, {4096, 16, 1}).lookback == false);  // 512-element tiles hold whole rows of 16
+  CHECK(plan(4, {1, 65536, 1}).items == 4);          // float32 / int32 values
+  CHECK(plan(2, {1, 65536, 1}).items == 8);          // half / int16
+  CHECK(plan(1, {1, 65536, 1}).items == 16);         // 1-byte values already take 16 bytes
+  CHECK(plan(1, {1, 65536, 1}).block_threads == 64);
+  // Enough tiles at the smallest block: all 16 items ([1, 2^20]: 1024 tiles of 64 x 16).
+  CHECK(plan(8, {1, std::int64_t{1} << 20, 1}).items == 16);
+  CHECK(plan(8, {1, std::int64_t{1} << 24, 1}).items == 16);
+  CHECK(plan(8, {1, std::int64_t{1} << 24, 1}).block_threads == 256);
+}
+
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
   // 65536 int64 along axis 0 is latency: a chain longer than the 32 tiles a look-back round trip
   // reaches (shared among the columns a warp looks back for) would wait for several round trips.
@@ -491,6 +515,19 @@ void check_associative() {
 TEMPLATE_TEST_CASE("extreme operator is associative on ties and NaNs", "[host][ops]", bool, std::uint8_t, std::int8_t,
                    std::int16_t, std::int32_t, std::int64_t, __half, __nv_bfloat16, float, double) {
   check_associative<TestType>();
+}
+
+TEST_CASE("inclusive_scan takes output iterators whose elements take the input's value type", "[host][validation]") {
+  using fastscan::detail::output_supported;
+  STATIC_REQUIRE(output_supported<const int*, int*>::value);
+  STATIC_REQUIRE(output_supported<const int*, long long*>::value);  // converted as it is written
+  STATIC_REQUIRE(output_supported<const float*, double*>::value);
+  STATIC_REQUIRE_FALSE(output_supported<const int*, const int*>::value);  // not writable
+  STATIC_REQUIRE_FALSE(output_supported<const int*, int>::value);         // not an iterator
+  struct opaque {
+    int x;
+  };
+  STATIC_REQUIRE_FALSE(output_supported<const opaque*, int*>::value);  // no conversion
 }
 
 TEST_CASE("bad input is rejected before any launch and outputs stay untouched", "[host][validation]") {

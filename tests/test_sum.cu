@@ -59,7 +59,7 @@ void check_all_shapes() {
   using dispatch = fastscan::detail::dispatch<typename fastscan::detail::sum_entry<T, Out>::problem>;
   const auto tiles = tile_sizes<dispatch>();
   std::uint64_t seed = 100;
-  for (const auto& s : edge_shapes(tiles.first, tiles.second)) {
+  for (const auto& s : edge_shapes(tiles.rows, tiles.column_rows, tiles.small_rows)) {
     for (bool exclusive : {false, true}) {
       CAPTURE(type_name<T>(), type_name<Out>(), shape_name(s), exclusive);
       ++seed;

@@ -12,12 +12,14 @@
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
-//! Outputs leave through shared memory as whole 16-byte units of the input's type: the output is a
-//! pointer to the input iterator's value type.
+//! The output: a random-access iterator (or pointer) whose elements take the input's value type.
+template <class InIt, class OutIt, class = void>
+struct output_supported : std::false_type {};
 template <class InIt, class OutIt>
-constexpr bool output_supported = std::is_pointer_v<OutIt> &&
-                                  std::is_same_v<std::remove_cv_t<std::remove_pointer_t<OutIt>>,
-                                                 typename std::iterator_traits<InIt>::value_type>;
+struct output_supported<InIt, OutIt,
+                        std::void_t<decltype(*(std::declval<OutIt>() + std::int64_t{1}) =
+                                                 std::declval<const typename std::iterator_traits<InIt>::value_type&>())>>
+    : std::true_type {};
 
 template <class It>
 bool iterator_valid(const It& it) {
@@ -30,18 +32,22 @@ bool iterator_valid(const It& it) {
 
 }  // namespace detail
 
-//! Inclusive scan of `in` (any input iterator) into `out` (a pointer to its value type) along `len`
-//! of `shape` with `op(earlier, later)`, which must
+//! Inclusive scan of `in` (any random-access input iterator) into `out` along `len` of `shape` with
+//! `op(earlier, later)`, which must
 //! be associative (not necessarily commutative) and callable on the device. The accumulator is the
 //! input's value type. Unless `is_exactly_associative<Op, Acc>` says otherwise, partial results
 //! are combined in an order that depends only on the plan, so results are reproducible run to run.
 //! Inputs above 8 bytes, or of sizes that are not powers of two, take the column kernel for every
-//! layout. Temp storage must be 16-byte aligned (cudaMalloc's is).
+//! layout. `out` is any random-access output iterator whose elements take the input's value type:
+//! a pointer to that type is written through shared memory in coalesced 16-byte units, other
+//! pointers and iterators one element per thread at a time (the accumulator stays the input's
+//! value type; it is converted as it is assigned). Temp storage must be 16-byte aligned (cudaMalloc's is).
 template <class InIt, class OutIt, class Op>
 cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt in, OutIt out, Op op, Shape3 shape,
                            cudaStream_t stream = nullptr) {
-  static_assert(detail::output_supported<InIt, OutIt>,
-                "fastscan::inclusive_scan writes through a pointer to the input iterator's value type");
+  static_assert(detail::output_supported<InIt, OutIt>::value,
+                "fastscan::inclusive_scan writes through a random-access output iterator whose elements take the "
+                "input iterator's value type");
   using problem = detail::generic_problem<InIt, OutIt, Op>;
   return detail::dispatch<problem>::run(d_temp, temp_bytes, problem{in, out, op}, shape, stream,
                                         detail::iterator_valid(in) && detail::iterator_valid(out));
@@ -50,8 +56,9 @@ cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt in, OutIt
 //! inclusive_scan with stream-ordered temp storage.
 template <class InIt, class OutIt, class Op>
 cudaError_t inclusive_scan(InIt in, OutIt out, Op op, Shape3 shape, cudaStream_t stream = nullptr) {
-  static_assert(detail::output_supported<InIt, OutIt>,
-                "fastscan::inclusive_scan writes through a pointer to the input iterator's value type");
+  static_assert(detail::output_supported<InIt, OutIt>::value,
+                "fastscan::inclusive_scan writes through a random-access output iterator whose elements take the "
+                "input iterator's value type");
   using problem = detail::generic_problem<InIt, OutIt, Op>;
   return detail::dispatch<problem>::run(problem{in, out, op}, shape, stream,
                                         detail::iterator_valid(in) && detail::iterator_valid(out));

@@ -76,13 +76,16 @@ struct dispatch {
   using op_t = typename Problem::op_t;
   static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
   static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t), outputs_in_place<Problem>);
-  //! Items of latency-bound in-place rows (plan.hpp): those of a buffered row.
-  static constexpr int row_latency_items = policy::row_items(sizeof(input_t), sizeof(acc_t));
+  //! Items of latency-bound rows (plan.hpp, policy::row_latency_items).
+  static constexpr int row_latency_items = policy::row_latency_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
   //! Rows per thread of the column kernel, and of the wide one that exact sums formed in place run
   //! when a plan takes more (policy::column_items).
   static constexpr int column_items = policy::column_items(sizeof(input_t));
   static constexpr int column_wide_items = policy::column_items(sizeof(input_t), exact && outputs_in_place<Problem>);
+  //! Rows per thread of the column kernel that plans of at most that many run (fewer instructions
+  //! in turn per thread where the plan is latency; policy::column_items_latency).
+  static constexpr int column_small_items = policy::column_items_latency(sizeof(input_t), sizeof(acc_t));
 
   static constexpr std::size_t row_slice_bytes() {
     if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
@@ -171,7 +174,12 @@ struct dispatch {
                                       divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
                                       p.lookback,        counter,             words,       tag,
                                       prefetch,          p.items,             p.first_poll_ns};
-      if (p.items <= column_items) {
+      if (column_small_items < column_items && p.items <= column_small_items) {
+        if constexpr (column_small_items < column_items) {
+          column_scan_kernel<column_small_items, column_vec, exact, Problem>
+              <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+        }
+      } else if (p.items <= column_items) {
         column_scan_kernel<column_items, column_vec, exact, Problem>
             <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
       } else if (p.items <= column_wide_items) {

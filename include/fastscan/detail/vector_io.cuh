@@ -12,6 +12,13 @@
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
+//! True when `It` is a pointer to (possibly const) T: such outputs may leave through the warp's
+//! shared-memory exchange; other iterators, and pointers to other types, are written element by
+//! element (store_run).
+template <class It, class T>
+inline constexpr bool is_pointer_to_v =
+    std::is_pointer_v<It> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<It>>, T>;
+
 //! Widest power-of-two chunk (at most 16 bytes) that tiles a run of `bytes`.
 __host__ __device__ constexpr int vector_chunk(std::size_t bytes) {
   return bytes % 16 == 0 ? 16 : bytes % 8 == 0 ? 8 : bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 2 : 1;

@@ -321,7 +321,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
             form(out, v, i, v);
           }
         }
-        prob.store(out, base + i * p.inner, 0, [&](auto* ptr, const auto& values, int) {
+        prob.store(out, base + i * p.inner, 0, [&](auto ptr, const auto& values, int) {
           using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
           value_t run[VEC];
 #pragma unroll
@@ -350,9 +350,9 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
         }
       }
     }
-    prob.store(out, base, 0, [&](auto* ptr, const auto& values, int) {
+    prob.store(out, base, 0, [&](auto ptr, const auto& values, int) {
       using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
-      if constexpr (std::is_pointer_v<decltype(ptr)> && column_unit_rows<value_t, ITEMS, VEC>) {
+      if constexpr (is_pointer_to_v<decltype(ptr), value_t> && column_unit_rows<value_t, ITEMS, VEC>) {
         value_t* const warp_ptr = ptr - (base - warp_base);
         if (warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
           if constexpr (!in_place) {

@@ -237,20 +237,19 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
     } else {
       for_each_item<ITEMS>(items, count, [&](int i, const input_t& x) { form(out, i, i, x); });
     }
-    prob.store(out, first, count, [&](auto* thread_ptr, const auto& values, int n) {
+    prob.store(out, first, count, [&](auto thread_out, const auto& values, int n) {
       using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
-      if constexpr (std::is_pointer_v<decltype(thread_ptr)> && warp_exchange_shape<value_t, ITEMS>::supported) {
-        if (coalesced(thread_ptr)) {
-          // (Generic scans may write an iterator of another type: those take the copy.)
-          if constexpr (in_place && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(thread_ptr)>>, value_t>) {
-            warp_unstage_units<xchg::units>(thread_ptr - lane * ITEMS, exchange);
+      if constexpr (is_pointer_to_v<decltype(thread_out), value_t> && warp_exchange_shape<value_t, ITEMS>::supported) {
+        if (coalesced(thread_out)) {
+          if constexpr (in_place) {
+            warp_unstage_units<xchg::units>(thread_out - lane * ITEMS, exchange);
           } else {
-            warp_store_blocked<ITEMS>(thread_ptr - lane * ITEMS, values, exchange);
+            warp_store_blocked<ITEMS>(thread_out - lane * ITEMS, values, exchange);
           }
           return;
         }
       }
-      store_run<ITEMS>(thread_ptr, values, n);
+      store_run<ITEMS>(thread_out, values, n);  // (any output iterator)
     });
   };
   if constexpr (in_place) {

@@ -189,22 +189,20 @@ struct tile_state {
 //! assumption CUB's single-pass scan makes too).
 template <class TileFn>
 FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num_tiles, TileFn&& tile_fn) {
+  // One loop for both modes, so the tile body is compiled once (it was inlined into a loop per mode,
+  // doubling each kernel's code).
   __shared__ std::int64_t next_tile;
-  if (counter != nullptr) {
-    for (;;) {
-      if (threadIdx.x == 0) {
-        next_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
-      }
-      __syncthreads();
-      const std::int64_t tile = next_tile;
-      if (tile >= num_tiles) {
-        return;
-      }
-      tile_fn(tile);
-      __syncthreads();
+  const auto take = [&](std::int64_t after) -> std::int64_t {
+    if (counter == nullptr) {
+      return after < 0 ? static_cast<std::int64_t>(blockIdx.x) : after + gridDim.x;
     }
-  }
-  for (std::int64_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    if (threadIdx.x == 0) {
+      next_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+    }
+    __syncthreads();
+    return next_tile;
+  };
+  for (std::int64_t tile = take(-1); tile < num_tiles; tile = take(tile)) {
     tile_fn(tile);
     __syncthreads();
   }

@@ -128,16 +128,18 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
                std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
       threads /= 2;
     }
-    while (threads > 32 && detail::row_smem_bytes(threads, types) > dev.smem_per_block) {
-      threads /= 2;
-    }
-    // Latency-bound rows (too few tiles even at the smallest block) take the items of a buffered
-    // row, when in-place outputs had more: twice the tiles to spread over the chip.
-    const int latency_items = policy::row_items(types.in_bytes, types.acc_bytes);
+    // Latency-bound rows (too few tiles even at the smallest block) take fewer items per thread
+    // (policy::row_latency_items, row_latency_threads): more tiles to spread over the chip, and less
+    // work in turn for each thread.
+    const int latency_items = policy::row_latency_items(types.in_bytes, types.acc_bytes);
     if (latency_items < p.items && threads == policy::row_threads_min &&
         detail::ceil_div(numel, std::int64_t{threads} * p.items) <
             std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
       p.items = latency_items;
+      threads = policy::row_latency_threads(types.acc_bytes);
+    }
+    while (threads > 32 && detail::row_smem_bytes(threads, types) > dev.smem_per_block) {
+      threads /= 2;
     }
     p.block_threads = p.lanes_x = threads;
     p.lanes_y = 1;

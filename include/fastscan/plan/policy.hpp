@@ -28,7 +28,7 @@ namespace policy {
 //! the exchange rows fill 48 KB at 256): 1-D 2^28 cumsum int64 1685 -> 1594 -> 1469 us, float32
 //! 1073 -> 862 -> 776, int32 914 -> 889 -> 810, int16 758 -> 655 -> 657, int8 687 -> 587 -> 589;
 //! 2^24 int64 124 -> 116 -> 111. [1, 65536] int64 lost 6.4 -> 8.2 us (half the tiles), so
-//! latency-bound rows keep the buffered row's items (plan.hpp).
+//! latency-bound rows keep the buffered row's items (row_latency_items).
 constexpr std::size_t row_in_place_bytes = 256;
 //! Rows of more items than this are scanned one 16-byte unit at a time in a loop that is not
 //! unrolled (registers hold one unit); shorter ones fully unrolled. ptxas, sm_90, at the register
@@ -43,6 +43,23 @@ constexpr int row_items(std::size_t in_bytes, std::size_t acc_bytes, bool output
   }
   return in_bytes >= 8 ? 16 : 32;
 }
+//! Latency-bound rows (too few tiles even at row_threads_min blocks): what a thread does in turn
+//! is the time. (value, index) accumulators take 16 bytes of input per thread (int64 / float32
+//! cummax 4 items against 16) at 128 threads: their 16-item path is 2000 instructions per warp,
+//! half the cycles waiting on instruction fetch (ncu, [1, 65536] int64 cummax). H200, harness,
+//! same run, 16 items at 64 threads -> 4 items at 64 / 128 threads, int64 cummax back to back:
+//! [1, 65536] 10.6 -> 10.9 / 9.5 us, [1, 16384] 10.7 -> 8.2 / 7.2, [64, 1024] 9.9 -> 7.3 / 7.5,
+//! [65536, 1] 8.2 -> 4.7 / 5.7, [4096, 16] 9.1 -> 5.1 / 5.5, [1, 131072] 12.4 -> 12.8 / 11.2,
+//! [1, 262144] 13.6 -> 16.3 / 13.5. Sums lost as much as they gained at 4 items ([64, 1024] 5.4
+//! -> 6.2 us, [1, 16384] 6.0 -> 5.0 at 128 threads), so they keep the buffered row's items.
+constexpr int row_latency_items(std::size_t in_bytes, std::size_t acc_bytes) {
+  if (acc_bytes >= 16) {
+    return 16 / in_bytes > 4 ? static_cast<int>(16 / in_bytes) : 4;
+  }
+  return row_items(in_bytes, acc_bytes);
+}
+constexpr int row_latency_threads(std::size_t acc_bytes) { return acc_bytes >= 16 ? 128 : 64; }
+
 //! Widest input the row kernel takes (its exchange holds at most 128 bytes per thread); rows of
 //! wider types, and of sizes that are not powers of two, go through the column kernel with one
 //! column.
