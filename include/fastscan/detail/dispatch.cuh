@@ -83,9 +83,11 @@ struct dispatch {
   //! when a plan takes more (policy::column_items).
   static constexpr int column_items = policy::column_items(sizeof(input_t));
   static constexpr int column_wide_items = policy::column_items(sizeof(input_t), exact && outputs_in_place<Problem>);
-  //! Rows per thread of the column kernel that plans of at most that many run (fewer instructions
-  //! in turn per thread where the plan is latency; policy::column_items_latency).
-  static constexpr int column_small_items = policy::column_items_latency(sizeof(input_t), sizeof(acc_t));
+  //! Rows per thread of the column kernel that plans of at most that many run
+  //! (policy::column_short_items; policy::column_items_latency is never more).
+  static constexpr int column_small_items = std::min(policy::column_short_items, column_items);
+  static_assert(policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) >= column_items ||
+                policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) <= column_small_items);
 
   static constexpr std::size_t row_slice_bytes() {
     if constexpr (policy::row_kernel_takes(sizeof(input_t))) {

@@ -385,8 +385,8 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
 template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_KERNEL __launch_bounds__(policy::column_threads, policy::column_min_blocks_per_sm) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile(p.tile_counter, p.num_tiles,
-                [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem); });
+  for_each_tile<(ITEMS <= policy::column_short_items)>(
+      p.tile_counter, p.num_tiles, [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem); });
 }
 
 }  // namespace detail

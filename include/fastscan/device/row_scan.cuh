@@ -264,7 +264,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
 template <int ITEMS, bool Exact, class Problem>
 FASTSCAN_KERNEL __launch_bounds__(policy::row_threads_max, policy::row_min_blocks_per_sm) void row_scan_kernel(Problem prob, row_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile(p.tile_counter, p.num_tiles, [&](std::int64_t tile) { row_scan_tile<ITEMS, Exact>(prob, p, tile, smem); });
+  for_each_tile<true>(p.tile_counter, p.num_tiles, [&](std::int64_t tile) { row_scan_tile<ITEMS, Exact>(prob, p, tile, smem); });
 }
 
 }  // namespace detail

@@ -115,6 +115,13 @@ constexpr int column_items(std::size_t in_bytes, bool exact_in_place = false) {
 constexpr int column_items_latency(std::size_t in_bytes, std::size_t acc_bytes) {
   return in_bytes >= 8 && acc_bytes >= 16 ? 4 : column_items(in_bytes);
 }
+//! Column plans of at most this many rows per thread (len <= 4, and the latency plans above) run a
+//! column kernel compiled for that many rather than a wider kernel at a runtime count (H200, int64
+//! cumsum [1, 4, 2^22]: 117 -> 82 us; int64 cummax [1, 4096, 16] likewise, table C of the bench).
+//! These kernels, like the row kernel, run their tiles in one loop for both tile-order modes; the
+//! 8- and 16-row column kernels in a loop per mode (device/tile_state.cuh, for_each_tile, has the
+//! measurements).
+constexpr int column_short_items = 4;
 constexpr int column_threads = 256;
 //! Register cap for the column kernel, as for the rows (uncapped, cummax int64 took 238). One
 //! block per SM for 16-byte accumulators removes their spills (ncu: 3.5 M local requests on
