@@ -202,16 +202,7 @@ void add(const std::string& name, F&& f) {
 
 template <class T>
 const char* tname() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
-  else if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
-  else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-  else if constexpr (std::is_same_v<T, __half>) return "float16";
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
-  else if constexpr (std::is_same_v<T, float>) return "float32";
-  else return "float64";
+  return fastscan::detail::dtype_name<T>();
 }
 
 template <class T>

@@ -87,17 +87,7 @@ inline bool has_gpu() {
 
 template <class T>
 std::string type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
-  else if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
-  else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-  else if constexpr (std::is_same_v<T, __half>) return "float16";
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
-  else if constexpr (std::is_same_v<T, float>) return "float32";
-  else if constexpr (std::is_same_v<T, double>) return "float64";
-  else return "other";
+  return fastscan::detail::dtype_name<T>();
 }
 
 inline std::string shape_name(fastscan::Shape3 s) {

@@ -449,6 +449,22 @@ TEST_CASE("warp staging puts every unit of a run in its lane's row", "[host][pla
   check_staged_slots<16>();
 }
 
+TEST_CASE("value types carry the framework's dtype names", "[host][ops]") {
+  using fastscan::detail::dtype_name;
+  CHECK(std::string(dtype_name<bool>()) == "bool");
+  CHECK(std::string(dtype_name<std::uint8_t>()) == "uint8");
+  CHECK(std::string(dtype_name<std::int8_t>()) == "int8");
+  CHECK(std::string(dtype_name<std::int16_t>()) == "int16");
+  CHECK(std::string(dtype_name<std::int32_t>()) == "int32");
+  CHECK(std::string(dtype_name<std::int64_t>()) == "int64");
+  CHECK(std::string(dtype_name<long long>()) == "int64");
+  CHECK(std::string(dtype_name<__half>()) == "float16");
+  CHECK(std::string(dtype_name<__nv_bfloat16>()) == "bfloat16");
+  CHECK(std::string(dtype_name<float>()) == "float32");
+  CHECK(std::string(dtype_name<double>()) == "float64");
+  CHECK(std::string(dtype_name<char>()) == "other");
+}
+
 TEST_CASE("extreme operator follows the framework rule", "[host][ops]") {
   using fastscan::Extreme;
   using fastscan::Tie;

@@ -65,5 +65,21 @@ FASTSCAN_HD bool equal(const T& a, const T& b) {
   return to_arith(a) == to_arith(b);
 }
 
+//! The framework's name of a value type ("int64", "float16", ...), for messages and benchmark labels.
+template <class T>
+constexpr const char* dtype_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, unsigned char>) return "uint8";
+  else if constexpr (std::is_same_v<T, signed char>) return "int8";
+  else if constexpr (std::is_same_v<T, short>) return "int16";
+  else if constexpr (std::is_same_v<T, int>) return "int32";
+  else if constexpr (std::is_same_v<T, long long> || (std::is_same_v<T, long> && sizeof(long) == 8)) return "int64";
+  else if constexpr (std::is_same_v<T, __half>) return "float16";
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
+  else if constexpr (std::is_same_v<T, float>) return "float32";
+  else if constexpr (std::is_same_v<T, double>) return "float64";
+  else return "other";
+}
+
 }  // namespace detail
 FASTSCAN_NAMESPACE_END
