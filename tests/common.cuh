@@ -216,6 +216,8 @@ inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int
       {1, 33, 1},   {7, 13, 1},   {1, 997, 1},  {1, 1023, 1},  {1, 1024, 1},  {1, 1025, 1}, {5, 4099, 1},
       {1000, 3, 1}, {4096, 1, 1}, {333, 65, 1}, {1, 65537, 1}, {1, 999983, 1}, {3, 7, 2},   {1, 4099, 2},
       {1, 3001, 3}, {2, 517, 64}, {4, 33, 129}, {1, 65536, 1},  {31, 17, 33},  {1, 8193, 5}, {2, 2, 1031},
+      // Short scan axes across many columns (column plans of at most policy::column_short_items rows).
+      {2, 1, 257},  {1, 3, 4099}, {5, 4, 33},   {1, 4, 65537},
   };
   for (std::int64_t t : {row_tile, 2 * row_tile, 33 * row_tile, small_row_tile, 2 * small_row_tile}) {
     for (std::int64_t d : {-1, 0, 1}) {
