@@ -87,7 +87,8 @@ struct dispatch {
   //! (policy::column_short_items; policy::column_items_latency is never more).
   static constexpr int column_small_items = std::min(policy::column_short_items, column_items);
   static_assert(policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) >= column_items ||
-                policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) <= column_small_items);
+                    policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) <= column_small_items,
+                "latency column plans take the rows of a compiled column kernel");
 
   static constexpr std::size_t row_slice_bytes() {
     if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
