@@ -39,6 +39,8 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     const std::size_t slice = types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp : types.exchange_bytes_per_warp;
     CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) * slice);
     CHECK(p.items * types.in_bytes <= 256);  // one exchange row per thread
+    // Within the row kernel's launch bounds (a larger block would not launch).
+    CHECK(p.block_threads <= fastscan::policy::row_kernel_bounds(types.outputs_in_place, types.in_bytes, types.exact).threads);
     // One of the two row kernels dispatch.cuh instantiates.
     CHECK((p.items == fastscan::policy::row_items(types.in_bytes, types.acc_bytes, types.outputs_in_place) ||
            p.items == fastscan::policy::row_latency_items(types.in_bytes, types.acc_bytes)));
@@ -302,6 +304,25 @@ TEST_CASE("row plans of narrow types with outputs in place take more items per t
   CHECK(small({1, 65536, 1}).num_tiles == 64);
   CHECK(small({1, 262144, 1}).items == 16);  // 128 tiles of 32 items at 64 threads: fewer than 2 per SM
   CHECK(small({1, std::int64_t{1} << 20, 1}).items == 32);  // 512 tiles
+}
+
+TEST_CASE("row kernels that form outputs in place run six blocks of 128 threads per SM where they fit", "[host][plan]") {
+  using fastscan::policy::row_kernel_bounds;
+  const auto blocks = [](bool in_place, std::size_t in, bool exact) {
+    const auto b = row_kernel_bounds(in_place, in, exact);
+    CHECK(b.threads * b.min_blocks_per_sm <= 2048);  // an SM holds 2048 threads
+    return std::pair{b.threads, b.min_blocks_per_sm};
+  };
+  CHECK(blocks(true, 8, true) == std::pair{128, 6});   // int64 sums: 80 registers
+  CHECK(blocks(true, 4, false) == std::pair{128, 6});  // float32 sums
+  CHECK(blocks(true, 8, false) == std::pair{128, 4});  // float64 sums lost at six
+  CHECK(blocks(true, 1, true) == std::pair{128, 4});   // 1- and 2-byte rows spill at six
+  CHECK(blocks(true, 2, false) == std::pair{128, 4});
+  CHECK(blocks(false, 8, true) == std::pair{fastscan::policy::row_threads_max, fastscan::policy::row_min_blocks_per_sm});
+  // The solver starts in-place rows from the kernel's block size, whatever the device allows.
+  const fastscan::device_limits roomy{132, 2147483647, 228 * 1024};
+  const fastscan::scan_types sum8{8, 8, 16, 16, 4608, true, 9216};
+  CHECK(fastscan::make_plan({1, std::int64_t{1} << 28, 1}, sum8, roomy).block_threads == 128);
 }
 
 TEST_CASE("latency-bound rows of (value, index) scans take 16 bytes per thread at 128 threads", "[host][plan]") {

@@ -74,31 +74,54 @@ struct row_exchange {
                 "row items per thread must fill whole 16-byte units, at most 256 bytes");
 };
 
-//! Calls visit(i, item) for the thread's first `count` items in order. Rows of more than
-//! policy::row_unrolled_items_max items (1- and 2-byte types at 256 bytes per thread) go one
-//! 16-byte unit at a time in a loop that is not unrolled, so registers hold one unit (unrolled, 128
-//! uint8 items spilled 858 bytes).
-template <int ITEMS, class T, class Visit>
-FASTSCAN_DEVICE void for_each_item(const T* items, int count, Visit&& visit) {
-  if constexpr (ITEMS > policy::row_unrolled_items_max) {
-    constexpr int per = static_cast<int>(16 / sizeof(T));
-#pragma unroll 1
-    for (int u = 0; u < count; u += per) {
-      T unit[per];
-      const uint4 raw = *reinterpret_cast<const uint4*>(items + u);  // rows are 16-byte aligned
+//! Staged items viewed as a buffer of N (the shape of a problem's in-place output buffer).
+template <class T>
+struct staged_items {
+  template <int N>
+  struct buffer {
+    T v[N];
+  };
+};
+
+//! Visits the thread's first `count` staged items in order as visit(b, slot, i): item i is
+//! b.v[slot], and a visitor that writes outputs in place puts them at b.v[slot]. Buffer is a
+//! template of buffers of N items (staged_items<T>::buffer, or a problem's output buffer when
+//! outputs are formed in place).
+//! - Whole (a thread with all ITEMS items): one 16-byte unit at a time, loaded as a Buffer<16 /
+//!   sizeof(T)> (and stored back when WriteBack), with no bounds checks;
+//! - otherwise item by item in place, each checked against `count`.
+//! Rows of more than policy::row_unrolled_items_max items (1- and 2-byte types at 256 bytes per
+//! thread) always go unit by unit, checked, in a loop that is not unrolled, so registers hold one
+//! unit (unrolled, 128 uint8 items spilled 858 bytes).
+template <int ITEMS, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit>
+FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit) {
+  constexpr int per = static_cast<int>(16 / sizeof(T));
+  constexpr bool rolled = ITEMS > policy::row_unrolled_items_max;
+  using unit_t = Buffer<per>;
+  static_assert(sizeof(unit_t) == 16 && ITEMS % per == 0, "a row is read in whole 16-byte units");
+  if constexpr (rolled || Whole) {
+#pragma unroll(rolled ? 1 : ITEMS / per)
+    for (int u = 0; u < (rolled ? count : ITEMS); u += per) {
+      unit_t unit;
+      uint4 raw = *reinterpret_cast<const uint4*>(items + u);  // rows are 16-byte aligned
       memcpy(&unit, &raw, 16);
 #pragma unroll
       for (int j = 0; j < per; ++j) {
-        if (u + j < count) {
-          visit(u + j, unit[j]);
+        if (!rolled || u + j < count) {
+          visit(unit, j, u + j);
         }
+      }
+      if constexpr (WriteBack) {
+        memcpy(&raw, &unit, 16);
+        *reinterpret_cast<uint4*>(items + u) = raw;
       }
     }
   } else {
+    auto& row = *reinterpret_cast<Buffer<ITEMS>*>(items);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (i < count) {
-        visit(i, items[i]);
+        visit(row, i, i);
       }
     }
   }
@@ -111,6 +134,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   using acc_t = typename Problem::acc_t;
   using op_t = typename Problem::op_t;
   using item_t = flagged<acc_t>;
+  constexpr bool in_place = outputs_in_place<Problem>;
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31;
   const std::int64_t tile_base = tile * p.tile_items;
@@ -134,7 +158,9 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   bool staged = false;
   if constexpr (std::is_pointer_v<decltype(prob.in)>) {
     if (coalesced(prob.in + first)) {
-      warp_stage_units<xchg::units>(prob.in + (first - lane * ITEMS), exchange);
+      // Rows formed in place hold no registers per item, so they run more blocks per SM
+      // (row_kernel_bounds) and stage without registers too.
+      warp_stage_units<xchg::units, in_place>(prob.in + (first - lane * ITEMS), exchange);
       staged = true;
     }
   }
@@ -164,21 +190,22 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   const segmented_op<op_t> seg{prob.op};
 
   item_t total{acc_t{}, true};
-  if (plain) {
-    for_each_item<ITEMS>(items, count, [&](int i, const input_t& x) {
-      const acc_t e = prob.lift(x, row_pos0 + i);
+  using in_buffers = staged_items<input_t>;
+  if (plain && count == ITEMS) {
+    for_each_item<ITEMS, in_buffers::template buffer, false, true>(items, count, [&](const auto& b, int slot, int i) {
+      const acc_t e = prob.lift(b.v[slot], row_pos0 + i);
       total = i == 0 ? item_t{e, false} : item_t{prob.op(total.value, e), false};
     });
   } else {
     int next_head = first_head;
     std::int64_t r = row_pos0;
-    for_each_item<ITEMS>(items, count, [&](int i, const input_t& x) {
+    for_each_item<ITEMS, in_buffers::template buffer, false, false>(items, count, [&](const auto& b, int slot, int i) {
       const bool head = i == next_head;
       if (head) {
         r = 0;
         next_head += spacing;
       }
-      const item_t e{prob.lift(x, r), head};
+      const item_t e{prob.lift(b.v[slot], r), head};
       total = i == 0 ? e : seg(total, e);
       ++r;
     });
@@ -196,46 +223,41 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   // Outputs of the inputs' type (sums into the same type, generic scans) are formed in place of
   // the thread's staged items, so no output buffer holds registers; others are buffered.
   using buffer_t = typename Problem::template buffer<ITEMS>;
-  constexpr bool in_place = outputs_in_place<Problem>;
   auto form_and_store = [&](buffer_t& out) {
-    acc_t running = before.value;
-    bool has_running = has_before;
-    int next_head = plain ? ITEMS : first_head;
-    std::int64_t r = row_pos0;
-    // Forms item i's output from x, into `b` at `slot`.
-    auto form = [&](auto& b, int slot, int i, const input_t& x) {
-      if (i == next_head) {
-        r = 0;
-        next_head += spacing;
-        has_running = false;
-      }
-      const acc_t e = prob.lift(x, r);
-      const acc_t previous = running;
-      running = has_running ? prob.op(running, e) : e;
-      prob.put(b, slot, running, previous, has_running);
-      has_running = true;
-      ++r;
-    };
-    if constexpr (in_place && ITEMS > policy::row_unrolled_items_max) {
-      // One 16-byte unit at a time (for_each_item), its outputs written back over it.
-      constexpr int per = static_cast<int>(16 / sizeof(input_t));
-#pragma unroll 1
-      for (int u = 0; u < count; u += per) {
-        typename Problem::template buffer<per> unit;
-        static_assert(sizeof(unit) == 16, "a unit of outputs formed in place is 16 bytes");
-        uint4 raw = *reinterpret_cast<const uint4*>(items + u);
-        memcpy(&unit, &raw, 16);
-#pragma unroll
-        for (int j = 0; j < per; ++j) {
-          if (u + j < count) {
-            form(unit, j, u + j, unit.v[j]);
+    // Forms the outputs: Fast for a thread with all ITEMS items, none of them a row head, after an
+    // earlier element of its row (most threads), without the checks for heads and bounds.
+    auto form_all = [&](auto fast) {
+      constexpr bool Fast = decltype(fast)::value;
+      acc_t running = before.value;
+      bool has_running = has_before;
+      int next_head = plain ? ITEMS : first_head;
+      std::int64_t r = row_pos0;
+      // Forms item i's output from x, into `b` at `slot`.
+      auto form = [&](auto& b, int slot, int i, const input_t x) {
+        if constexpr (!Fast) {
+          if (i == next_head) {
+            r = 0;
+            next_head += spacing;
+            has_running = false;
           }
         }
-        memcpy(&raw, &unit, 16);
-        *reinterpret_cast<uint4*>(items + u) = raw;
+        const acc_t e = prob.lift(x, r);
+        const acc_t previous = running;
+        running = Fast || has_running ? prob.op(running, e) : e;
+        prob.put(b, slot, running, previous, Fast || has_running);
+        has_running = true;
+        ++r;
+      };
+      if constexpr (in_place) {
+        for_each_item<ITEMS, Problem::template buffer, true, Fast>(items, count, [&](auto& b, int slot, int i) { form(b, slot, i, b.v[slot]); });
+      } else {
+        for_each_item<ITEMS, in_buffers::template buffer, false, Fast>(items, count, [&](const auto& b, int slot, int i) { form(out, i, i, b.v[slot]); });
       }
+    };
+    if (plain && has_before && count == ITEMS) {
+      form_all(std::true_type{});
     } else {
-      for_each_item<ITEMS>(items, count, [&](int i, const input_t& x) { form(out, i, i, x); });
+      form_all(std::false_type{});
     }
     prob.store(out, first, count, [&](auto thread_out, const auto& values, int n) {
       using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
@@ -260,9 +282,14 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   }
 }
 
+//! The row kernel's launch bounds for a problem (policy::row_kernel_bounds).
+template <bool Exact, class Problem>
+constexpr policy::kernel_bounds row_bounds =
+    policy::row_kernel_bounds(outputs_in_place<Problem>, sizeof(typename Problem::input_t), Exact);
+
 //! One block scans tiles as for_each_tile hands them out.
 template <int ITEMS, bool Exact, class Problem>
-FASTSCAN_KERNEL __launch_bounds__(policy::row_threads_max, policy::row_min_blocks_per_sm) void row_scan_kernel(Problem prob, row_scan_params p) {
+FASTSCAN_KERNEL __launch_bounds__(row_bounds<Exact, Problem>.threads, row_bounds<Exact, Problem>.min_blocks_per_sm) void row_scan_kernel(Problem prob, row_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
   for_each_tile<true>(p.tile_counter, p.num_tiles, [&](std::int64_t tile) { row_scan_tile<ITEMS, Exact>(prob, p, tile, smem); });
 }

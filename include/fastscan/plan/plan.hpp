@@ -94,7 +94,7 @@ inline std::size_t row_smem_bytes(int threads, const scan_types& types) {
 //! Solves the launch configuration of a scan along `len` of `shape`.
 //!
 //! Rows (inner == 1): tiles of threads * items consecutive elements; the block is halved from
-//! policy::row_threads_max while that leaves fewer than policy::row_min_tiles_per_sm tiles per SM,
+//! the kernel's (policy::row_kernel_bounds) while that leaves fewer than policy::row_min_tiles_per_sm tiles per SM,
 //! so a single long row spreads over the chip and many short rows pack into full tiles.
 //! Columns (inner > 1): lanes_x covers the contiguous columns (vec each), lanes_y the scan axis;
 //! lanes_y shrinks when len is short and the freed threads widen lanes_x.
@@ -122,7 +122,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
     p.kind = strategy::rows;
     p.items = policy::row_items(types.in_bytes, types.acc_bytes, types.outputs_in_place);
-    int threads = policy::row_threads_max;
+    int threads = policy::row_kernel_bounds(types.outputs_in_place, types.in_bytes, types.exact).threads;
     while (threads > policy::row_threads_min &&
            detail::ceil_div(numel, std::int64_t{threads} * p.items) <
                std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {

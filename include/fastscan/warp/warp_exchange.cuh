@@ -62,21 +62,36 @@ FASTSCAN_HD int staged_unit_slot(int g, int interleave_log2) {
 
 //! Stages a warp's contiguous run of 32 * U 16-byte units in shared memory so that lane l finds
 //! its U units at unit_row<T, U>(smem, l), laid out as staged_unit_slot says. Every unit is loaded
-//! before any is kept, so the warp's loads are in flight together.
-template <int U>
+//! before any is kept, so the warp's loads are in flight together. With Async (sm_80 and later)
+//! the units go straight to shared memory (cp.async) and hold no registers on the way.
+template <int U, bool Async = false>
 FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int interleave = 1) {
   static_assert(U <= exchange_units_max, "staging holds at most 256 bytes per lane");
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int k_log2 = __ffs(interleave) - 1;
   const auto* src = static_cast<const uint4*>(warp_base);
-  uint4 units[U];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  constexpr bool async = false;  // (cp.async is sm_80 and later)
+#else
+  constexpr bool async = Async;
+#endif
+  if constexpr (async) {
 #pragma unroll
-  for (int m = 0; m < U; ++m) {
-    units[m] = src[m * 32 + lane];
-  }
+    for (int m = 0; m < U; ++m) {
+      const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem + staged_unit_slot<U>(m * 32 + lane, k_log2)));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src + m * 32 + lane) : "memory");
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+  } else {
+    uint4 units[U];
 #pragma unroll
-  for (int m = 0; m < U; ++m) {
-    smem[staged_unit_slot<U>(m * 32 + lane, k_log2)] = units[m];
+    for (int m = 0; m < U; ++m) {
+      units[m] = src[m * 32 + lane];
+    }
+#pragma unroll
+    for (int m = 0; m < U; ++m) {
+      smem[staged_unit_slot<U>(m * 32 + lane, k_log2)] = units[m];
+    }
   }
   __syncwarp();
 }
