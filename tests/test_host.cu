@@ -316,8 +316,9 @@ TEST_CASE("row kernels that form outputs in place run six blocks of 128 threads 
   CHECK(blocks(true, 8, true) == std::pair{128, 6});   // int64 sums: 80 registers
   CHECK(blocks(true, 4, false) == std::pair{128, 6});  // float32 sums
   CHECK(blocks(true, 8, false) == std::pair{128, 4});  // float64 sums lost at six
-  CHECK(blocks(true, 1, true) == std::pair{128, 4});   // 1- and 2-byte rows spill at six
-  CHECK(blocks(true, 2, false) == std::pair{128, 4});
+  CHECK(blocks(true, 1, true) == std::pair{128, 6});   // uint8 / int8 sums
+  CHECK(blocks(true, 2, true) == std::pair{128, 6});   // int16 sums
+  CHECK(blocks(true, 2, false) == std::pair{128, 4});  // half sums (float accumulators) lost at six
   CHECK(blocks(false, 8, true) == std::pair{fastscan::policy::row_threads_max, fastscan::policy::row_min_blocks_per_sm});
   // The solver starts in-place rows from the kernel's block size, whatever the device allows.
   const fastscan::device_limits roomy{132, 2147483647, 228 * 1024};

@@ -166,9 +166,10 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   }
   input_t* const items = unit_row<input_t, xchg::units>(exchange, lane);
   if (!staged) {
-    // In runs of at most 128 bytes and 64 items (a register each), so a long row of items never
-    // sits in registers at once.
-    constexpr int run_max = 128 / sizeof(input_t) < 64 ? static_cast<int>(128 / sizeof(input_t)) : 64;
+    // In runs of at most 128 bytes and 32 items (a register each), so a long row of items never
+    // sits in registers at once (runs of 64 narrow items set the kernel's register demand: 162
+    // registers uncapped for int8 / int16 / half sums, 130 at 32 items; ptxas, sm_90).
+    constexpr int run_max = 128 / sizeof(input_t) < 32 ? static_cast<int>(128 / sizeof(input_t)) : 32;
     constexpr int run = ITEMS > run_max ? run_max : ITEMS;
 #pragma unroll
     for (int c = 0; c < ITEMS; c += run) {

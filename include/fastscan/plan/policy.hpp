@@ -79,22 +79,24 @@ constexpr int row_threads_min = 64;
 //! The row kernel's launch bounds: block size, and blocks per SM its register cap is set for.
 //! Rows whose outputs are formed in place of their staged inputs hold no registers per item and
 //! stage with cp.async (no registers for the loads in flight): blocks of 128 threads (their
-//! exchange rows pass 48 KB at 256), six per SM (80 registers) for 4- and 8-byte inputs. H200,
+//! exchange rows pass 48 KB at 256), six per SM (80 registers), with the exceptions below. H200,
 //! int64 cumsum, harness, same run, two 256-thread blocks' cap (128 registers) -> six 128-thread
 //! blocks: 1-D 2^26 324 -> 311 us (before the unit-wise loops of row_scan.cuh: 359), [1, 2^24]
 //! 87 -> 85, [262144, 256] 299 -> 272, [1048576, 64] 300 -> 272. Six blocks staging through
 //! registers spilled and lost ([262144, 256] 322 us); seven, with or without cp.async, spilled more
-//! (2^26 394 - 423 us). 1- and 2-byte inputs (128 or 256 items per thread, one 16-byte unit at a
-//! time) keep four blocks: ptxas spilled 52 - 104 bytes at five, 336 - 492 at six. So do float64
-//! sums (not exact: their look-back folds in a fixed order), which lost at six (benchmark, 2^26
-//! float64 cumsum 472 -> 632 us, while every other type's sums gained).
+//! (2^26 394 - 423 us). 1- and 2-byte inputs (128 or 256 items per thread) fit six without spills
+//! since their direct-load runs hold at most 32 items (ptxas; at 64 they spilled 336 - 492 bytes):
+//! benchmark, both binaries in one run, four -> six blocks, 2^26 cumsum uint8 / int8 62 -> 56 us,
+//! int16 100 -> 90. Sums that are not exact (float accumulators; the look-back folds in a fixed
+//! order) of 2- and 8-byte inputs keep four: half / bfloat16 109 -> 113 us at six, float64 472 ->
+//! 632 (float32 sums run six: 2^26 206 us in v19, 196 in v20).
 struct kernel_bounds {
   int threads;
   int min_blocks_per_sm;
 };
 constexpr kernel_bounds row_kernel_bounds(bool outputs_in_place, std::size_t in_bytes, bool exact) {
   if (outputs_in_place) {
-    return {128, in_bytes == 4 || (in_bytes == 8 && exact) ? 6 : 4};
+    return {128, exact || in_bytes == 4 ? 6 : 4};
   }
   return {row_threads_max, row_min_blocks_per_sm};
 }
