@@ -40,9 +40,9 @@ void check_plan(fastscan::Shape3 s, const fastscan::scan_types& types, const fas
     CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) * slice);
     CHECK(p.items * types.in_bytes <= 256);  // one exchange row per thread
     // Within the row kernel's launch bounds (a larger block would not launch).
-    CHECK(p.block_threads <= fastscan::policy::row_kernel_bounds(types.outputs_in_place, types.in_bytes, types.exact).threads);
+    CHECK(p.block_threads <= fastscan::policy::row_kernel_bounds(types.rows_in_place, types.in_bytes, types.exact, types.acc_bytes).threads);
     // One of the two row kernels dispatch.cuh instantiates.
-    CHECK((p.items == fastscan::policy::row_items(types.in_bytes, types.acc_bytes, types.outputs_in_place) ||
+    CHECK((p.items == fastscan::policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place) ||
            p.items == fastscan::policy::row_latency_items(types.in_bytes, types.acc_bytes)));
     // Tiles cover every element exactly once.
     CHECK(p.num_tiles * p.tile_items >= numel);
@@ -320,6 +320,15 @@ TEST_CASE("row kernels that form outputs in place run six blocks of 128 threads 
   CHECK(blocks(true, 2, true) == std::pair{128, 6});   // int16 sums
   CHECK(blocks(true, 2, false) == std::pair{128, 4});  // half sums (float accumulators) lost at six
   CHECK(blocks(false, 8, true) == std::pair{fastscan::policy::row_threads_max, fastscan::policy::row_min_blocks_per_sm});
+  // (Value, index) rows: values in place, indices in a row beside them.
+  const auto extreme_blocks = [](std::size_t in) {
+    const auto b = row_kernel_bounds(true, in, true, 16);
+    return std::pair{b.threads, b.min_blocks_per_sm};
+  };
+  CHECK(extreme_blocks(8) == std::pair{128, 5});  // int64 / float64 cummax spilled at six
+  CHECK(extreme_blocks(4) == std::pair{128, 6});
+  CHECK(extreme_blocks(2) == std::pair{128, 8});
+  CHECK(extreme_blocks(1) == std::pair{128, 8});
   // The solver starts in-place rows from the kernel's block size, whatever the device allows.
   const fastscan::device_limits roomy{132, 2147483647, 228 * 1024};
   const fastscan::scan_types sum8{8, 8, 16, 16, 4608, true, 9216};

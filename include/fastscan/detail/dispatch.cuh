@@ -75,7 +75,7 @@ struct dispatch {
   using acc_t = typename Problem::acc_t;
   using op_t = typename Problem::op_t;
   static constexpr bool exact = is_exactly_associative<op_t, acc_t>::value;
-  static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t), outputs_in_place<Problem>);
+  static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t), rows_in_place<Problem>);
   //! Items of latency-bound rows (plan.hpp, policy::row_latency_items).
   static constexpr int row_latency_items = policy::row_latency_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
@@ -92,7 +92,7 @@ struct dispatch {
 
   static constexpr std::size_t row_slice_bytes() {
     if constexpr (policy::row_kernel_takes(sizeof(input_t))) {
-      return row_exchange<input_t, row_items>::warp_bytes;
+      return row_slices<Problem, row_items>::warp_bytes;
     } else {
       return 0;
     }
@@ -100,7 +100,7 @@ struct dispatch {
 
   static scan_types types() {
     return {sizeof(input_t), sizeof(acc_t), tile_word_bytes<acc_t>, sizeof(flagged<acc_t>),
-            column_slice_bytes<input_t, column_items, column_vec>(), outputs_in_place<Problem>, row_slice_bytes(),
+            column_slice_bytes<input_t, column_items, column_vec>(), rows_in_place<Problem>, row_slice_bytes(),
             column_wide_items, column_slice_bytes<input_t, column_wide_items, column_vec>(), exact};
   }
 

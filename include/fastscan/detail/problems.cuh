@@ -2,6 +2,9 @@
 //! What each entry point scans: how an input element becomes an accumulator, the operator, and how
 //! results are written. The kernels are generic over these: `store` hands each output array of a
 //! run to the kernel's storer, which picks the access pattern.
+//!
+//! Every problem has a first output array `out` of `output_t` (output(...) forms an element), and
+//! may have a second, `side_out` of `side_t` (side(...) forms an element; void when there is none).
 #pragma once
 
 #include <fastscan/detail/numeric.cuh>
@@ -24,8 +27,12 @@ struct sum_problem {
   bool exclusive;
   op_t op{};
 
-  using single_output_t = Out;  //!< the one output array's element type
+  using output_t = Out;
+  using side_t = void;
   FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t) const { return static_cast<Acc>(to_arith(x)); }
+  FASTSCAN_DEVICE Out output(const Acc& inclusive, const Acc& previous, bool has_previous) const {
+    return convert_to<Out>(exclusive ? (has_previous ? previous : Acc{}) : inclusive);
+  }
 
   template <int N>
   struct buffer {
@@ -33,7 +40,7 @@ struct sum_problem {
   };
   template <int N>
   FASTSCAN_DEVICE void put(buffer<N>& b, int i, const Acc& inclusive, const Acc& previous, bool has_previous) const {
-    b.v[i] = convert_to<Out>(exclusive ? (has_previous ? previous : Acc{}) : inclusive);
+    b.v[i] = output(inclusive, previous, has_previous);
   }
   template <int N, class Storer>
   FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
@@ -48,12 +55,15 @@ struct extreme_problem {
   using acc_t = value_index<T>;
   using op_t = value_index_op<T>;
   const T* in;
-  T* values;
-  Index* indices;
+  T* out;         //!< running extremes
+  Index* side_out;  //!< their positions within the row
   op_t op;
 
-  using single_output_t = void;  //!< two output arrays
+  using output_t = T;
+  using side_t = Index;
   FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t row_pos) const { return {x, row_pos}; }
+  FASTSCAN_DEVICE T output(const acc_t& inclusive, const acc_t&, bool) const { return inclusive.value; }
+  FASTSCAN_DEVICE Index side(const acc_t& inclusive) const { return static_cast<Index>(inclusive.index); }
 
   template <int N>
   struct buffer {
@@ -63,19 +73,26 @@ struct extreme_problem {
   template <int N>
   FASTSCAN_DEVICE void put(buffer<N>& b, int i, const acc_t& inclusive, const acc_t&, bool) const {
     b.v[i] = inclusive.value;
-    b.i[i] = static_cast<Index>(inclusive.index);
+    b.i[i] = side(inclusive);
   }
   template <int N, class Storer>
   FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
-    storer(values + flat, b.v, count);
-    storer(indices + flat, b.i, count);
+    storer(out + flat, b.v, count);
+    storer(side_out + flat, b.i, count);
   }
 };
 
+//! Whether the row kernel forms a problem's outputs in shared memory: the first output array has
+//! the input type and is formed in place of the staged inputs, the second (if any) in a row of
+//! its own beside them, so no registers hold outputs.
+template <class Problem>
+constexpr bool rows_in_place = std::is_same_v<typename Problem::output_t, typename Problem::input_t>;
+template <class Problem>
+constexpr bool has_side_output = !std::is_void_v<typename Problem::side_t>;
 //! Whether a problem's outputs can be formed in place of its staged inputs: one output array of
 //! the input type.
 template <class Problem>
-constexpr bool outputs_in_place = std::is_same_v<typename Problem::single_output_t, typename Problem::input_t>;
+constexpr bool outputs_in_place = rows_in_place<Problem> && !has_side_output<Problem>;
 
 //! Any associative operator over any input iterator; the accumulator is the input value type.
 template <class InIt, class OutIt, class Op>
@@ -87,8 +104,10 @@ struct generic_problem {
   OutIt out;
   op_t op;
 
-  using single_output_t = acc_t;
+  using output_t = acc_t;
+  using side_t = void;
   FASTSCAN_DEVICE acc_t lift(const input_t& x, std::int64_t) const { return x; }
+  FASTSCAN_DEVICE acc_t output(const acc_t& inclusive, const acc_t&, bool) const { return inclusive; }
 
   template <int N>
   struct buffer {

@@ -74,6 +74,22 @@ struct row_exchange {
                 "row items per thread must fill whole 16-byte units, at most 256 bytes");
 };
 
+//! The row kernel's warp slice for a problem: the inputs' unit rows, then, for problems with a second
+//! output formed in shared memory (rows_in_place and has_side_output: the indices of cummax), a
+//! unit row per lane for those. Rows formed in place only stage and unstage their unit rows, so
+//! their slices are the rows alone (unit_row_pitch); buffered rows also store through the slice
+//! (warp_store_blocked), which takes at least warp_exchange_bytes.
+template <class Problem, int N>
+struct row_slices {
+  using in = row_exchange<typename Problem::input_t, N>;
+  static constexpr bool has_side = rows_in_place<Problem> && has_side_output<Problem>;
+  using side_item_t = std::conditional_t<has_side, typename Problem::side_t, typename Problem::input_t>;
+  using side = row_exchange<side_item_t, N>;
+  static constexpr std::size_t rows_bytes(int units) { return std::size_t{32} * 16 * unit_row_pitch(units); }
+  static constexpr std::size_t in_bytes = rows_in_place<Problem> ? rows_bytes(in::units) : in::warp_bytes;
+  static constexpr std::size_t warp_bytes = in_bytes + (has_side ? rows_bytes(side::units) : 0);
+};
+
 //! Staged items viewed as a buffer of N (the shape of a problem's in-place output buffer).
 template <class T>
 struct staged_items {
@@ -134,7 +150,9 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   using acc_t = typename Problem::acc_t;
   using op_t = typename Problem::op_t;
   using item_t = flagged<acc_t>;
-  constexpr bool in_place = outputs_in_place<Problem>;
+  constexpr bool in_place = rows_in_place<Problem>;
+  using slices = row_slices<Problem, ITEMS>;
+  using side_item_t = typename slices::side_item_t;
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31;
   const std::int64_t tile_base = tile * p.tile_items;
@@ -144,8 +162,9 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   // A warp whose whole run is in range moves it with coalesced accesses through shared memory.
   const bool warp_full = first - lane * ITEMS + 32 * ITEMS <= p.numel;
   const std::size_t scan_bytes = (block_scan<item_t>::storage_bytes(static_cast<int>(blockDim.x), 1) + 15) / 16 * 16;
-  using xchg = row_exchange<input_t, ITEMS>;
-  uint4* const exchange = reinterpret_cast<uint4*>(smem + scan_bytes) + (tid >> 5) * (xchg::warp_bytes / 16);
+  using xchg = typename slices::in;
+  uint4* const exchange = reinterpret_cast<uint4*>(smem + scan_bytes) + (tid >> 5) * (slices::warp_bytes / 16);
+  uint4* const side_exchange = exchange + slices::in_bytes / 16;
   if (p.prefetch_tiles > 0 && first + p.prefetch_tiles * p.tile_items < p.numel) {
     prefetch_l2(prob.in + (first + p.prefetch_tiles * p.tile_items));
   }
@@ -165,6 +184,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
     }
   }
   input_t* const items = unit_row<input_t, xchg::units>(exchange, lane);
+  side_item_t* const side_items = unit_row<side_item_t, slices::side::units>(side_exchange, lane);
   if (!staged) {
     // In runs of at most 128 bytes and 32 items (a register each), so a long row of items never
     // sits in registers at once (runs of 64 narrow items set the kernel's register demand: 162
@@ -221,8 +241,9 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   item_t before;
   const bool has_before = scan.exclusive_scan(total, before, seg, hook);
 
-  // Outputs of the inputs' type (sums into the same type, generic scans) are formed in place of
-  // the thread's staged items, so no output buffer holds registers; others are buffered.
+  // Outputs of the inputs' type (sums into the same type, generic scans, the extremes of cummax) are
+  // formed in place of the thread's staged items, a second output (the extremes' indices) in the
+  // side row, so no output buffer holds registers; others are buffered.
   using buffer_t = typename Problem::template buffer<ITEMS>;
   auto form_and_store = [&](buffer_t& out) {
     // Forms the outputs: Fast for a thread with all ITEMS items, none of them a row head, after an
@@ -244,13 +265,21 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
         }
         const acc_t e = prob.lift(x, r);
         const acc_t previous = running;
-        running = Fast || has_running ? prob.op(running, e) : e;
-        prob.put(b, slot, running, previous, Fast || has_running);
+        const bool had = Fast || has_running;
+        running = had ? prob.op(running, e) : e;
+        if constexpr (in_place) {
+          b.v[slot] = prob.output(running, previous, had);
+          if constexpr (slices::has_side) {
+            side_items[i] = prob.side(running);
+          }
+        } else {
+          prob.put(b, slot, running, previous, had);
+        }
         has_running = true;
         ++r;
       };
       if constexpr (in_place) {
-        for_each_item<ITEMS, Problem::template buffer, true, Fast>(items, count, [&](auto& b, int slot, int i) { form(b, slot, i, b.v[slot]); });
+        for_each_item<ITEMS, in_buffers::template buffer, true, Fast>(items, count, [&](auto& b, int slot, int i) { form(b, slot, i, b.v[slot]); });
       } else {
         for_each_item<ITEMS, in_buffers::template buffer, false, Fast>(items, count, [&](const auto& b, int slot, int i) { form(out, i, i, b.v[slot]); });
       }
@@ -260,33 +289,45 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
     } else {
       form_all(std::false_type{});
     }
-    prob.store(out, first, count, [&](auto thread_out, const auto& values, int n) {
-      using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
-      if constexpr (is_pointer_to_v<decltype(thread_out), value_t> && warp_exchange_shape<value_t, ITEMS>::supported) {
-        if (coalesced(thread_out)) {
-          if constexpr (in_place) {
-            warp_unstage_units<xchg::units>(thread_out - lane * ITEMS, exchange);
-          } else {
-            warp_store_blocked<ITEMS>(thread_out - lane * ITEMS, values, exchange);
+    if constexpr (in_place) {
+      // Each output row leaves from its unit rows: as they are, to a pointer to their type; element
+      // by element, converted, to any other output.
+      auto leave = [&](auto thread_out, auto* row, uint4* slice) {
+        using value_t = std::remove_pointer_t<decltype(row)>;
+        constexpr int units = row_exchange<value_t, ITEMS>::units;
+        if constexpr (is_pointer_to_v<decltype(thread_out), value_t>) {
+          if (coalesced(thread_out)) {
+            warp_unstage_units<units>(thread_out - lane * ITEMS, slice);
+            return;
           }
-          return;
         }
+        store_run<ITEMS>(thread_out, *reinterpret_cast<const value_t(*)[ITEMS]>(row), count);  // (any output iterator)
+      };
+      leave(prob.out + first, items, exchange);
+      if constexpr (slices::has_side) {
+        leave(prob.side_out + first, side_items, side_exchange);
       }
-      store_run<ITEMS>(thread_out, values, n);  // (any output iterator)
-    });
+    } else {
+      prob.store(out, first, count, [&](auto thread_out, const auto& values, int n) {
+        using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
+        if constexpr (is_pointer_to_v<decltype(thread_out), value_t> && warp_exchange_shape<value_t, ITEMS>::supported) {
+          if (coalesced(thread_out)) {
+            warp_store_blocked<ITEMS>(thread_out - lane * ITEMS, values, exchange);
+            return;
+          }
+        }
+        store_run<ITEMS>(thread_out, values, n);  // (any output iterator)
+      });
+    }
   };
-  if constexpr (in_place) {
-    form_and_store(*reinterpret_cast<buffer_t*>(items));
-  } else {
-    buffer_t out;
-    form_and_store(out);
-  }
+  buffer_t out;  // (unused, and optimised away, when outputs are formed in place)
+  form_and_store(out);
 }
 
 //! The row kernel's launch bounds for a problem (policy::row_kernel_bounds).
 template <bool Exact, class Problem>
 constexpr policy::kernel_bounds row_bounds =
-    policy::row_kernel_bounds(outputs_in_place<Problem>, sizeof(typename Problem::input_t), Exact);
+    policy::row_kernel_bounds(rows_in_place<Problem>, sizeof(typename Problem::input_t), Exact, sizeof(typename Problem::acc_t));
 
 //! One block scans tiles as for_each_tile hands them out.
 template <int ITEMS, bool Exact, class Problem>

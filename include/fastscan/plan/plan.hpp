@@ -27,8 +27,8 @@ struct scan_types {
   std::size_t word_bytes;   //!< tile state per tile and channel (16 bytes per 8 of the accumulator)
   std::size_t flagged_bytes;  //!< accumulator with a segment-head flag (row kernel block scan)
   std::size_t exchange_bytes_per_warp = 0;  //!< column kernel: a warp's exchange slice
-  bool outputs_in_place = false;  //!< outputs formed in place of the staged inputs (one output array
-                                  //!< of the input type)
+  bool rows_in_place = false;  //!< the row kernel forms outputs in shared memory, the first array in
+                               //!< place of the staged inputs (detail::rows_in_place)
   std::size_t row_exchange_bytes_per_warp = 0;  //!< row kernel: its warp slice (0: the column's)
   int column_items = 0;  //!< most rows per thread of the column kernels (0: policy::column_items(in_bytes));
                          //!< plans of more than policy::column_items(in_bytes) run the wide one
@@ -121,8 +121,8 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   p.layout = shape;
   if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
     p.kind = strategy::rows;
-    p.items = policy::row_items(types.in_bytes, types.acc_bytes, types.outputs_in_place);
-    int threads = policy::row_kernel_bounds(types.outputs_in_place, types.in_bytes, types.exact).threads;
+    p.items = policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place);
+    int threads = policy::row_kernel_bounds(types.rows_in_place, types.in_bytes, types.exact, types.acc_bytes).threads;
     while (threads > policy::row_threads_min &&
            detail::ceil_div(numel, std::int64_t{threads} * p.items) <
                std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
