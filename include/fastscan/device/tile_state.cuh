@@ -105,10 +105,11 @@ struct tile_state {
   //! predecessors the one (32 / cols - 1 - l / cols) tiles before the newest; predecessors are
   //! `stride` tiles apart (1 along a flat array, one round of chains for the column kernel). Every
   //! lane returns the fold of its channel from the nearest published prefix up to the tile's
-  //! predecessor. Exact operators may walk several windows back, folding whole windows of
-  //! aggregates; other operators wait until every channel sees a prefix inside the first window and
-  //! fold left from it, so the result is the same left fold whichever prefix was found. The first
-  //! tile of every chain must publish a prefix.
+  //! predecessor. Exact operators may walk any number of windows back, folding whole windows of
+  //! aggregates; other operators walk at most policy::lookback_ordered_windows (waiting in the last
+  //! until every channel sees a prefix there) and fold strictly left from the prefix through every
+  //! aggregate after it, so the result is the same left fold of all aggregates whichever prefix was
+  //! found. The first tile of every chain must publish a prefix.
   template <bool Exact, class Op>
   FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
                                        int channels = 1, int first_channel = 0) const {
@@ -121,6 +122,8 @@ struct tile_state {
     for (int i = 0; i < 32; i += cols) {
       channel_lanes |= 1u << i;
     }
+    constexpr int kept_windows = Exact ? 0 : policy::lookback_ordered_windows - 1;
+    Acc kept[kept_windows > 0 ? kept_windows : 1];  // (not exact) windows walked without a prefix, the last walked first
     Acc later{};
     Acc result{};
     bool have_later = false;
@@ -128,7 +131,7 @@ struct tile_state {
     if (first_poll_ns > 0) {
       __nanosleep(first_poll_ns);
     }
-    for (std::int64_t newest = tile - stride;; newest -= groups * stride) {
+    for (std::int64_t newest = tile - stride, walked = 0;; newest -= groups * stride, ++walked) {
       const std::int64_t pred = newest - (groups - 1 - g) * stride;
       words w{};
       unsigned s = tile_prefix;
@@ -140,7 +143,7 @@ struct tile_state {
         prefixes = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
         bool ready = s != tile_empty;
         if constexpr (!Exact) {
-          ready = ready && (done || ((prefixes >> c) & channel_lanes) != 0u);
+          ready = ready && (done || walked < kept_windows || ((prefixes >> c) & channel_lanes) != 0u);
         }
         if (__all_sync(full_warp_mask, ready)) {
           break;
@@ -165,8 +168,27 @@ struct tile_state {
             acc = op(acc, x);
           }
         }
+        // Then every aggregate of the windows walked before, oldest first (`walked` is the same on
+        // every lane, so the shuffles are the whole warp's).
+#pragma unroll
+        for (int k = 0; k < kept_windows; ++k) {
+          if (k < walked) {
+            for (int j = 0; j < groups; ++j) {
+              acc = op(acc, shuffle_idx(kept[k], j * cols + c));
+            }
+          }
+        }
+        if (!done && p >= 0) {
+          result = acc;
+          done = true;
+        }
+#pragma unroll
+        for (int k = kept_windows - 1; k > 0; --k) {
+          kept[k] = kept[k - 1];
+        }
+        kept[0] = v;
       }
-      if (!done) {
+      if (Exact && !done) {
         if (p >= 0) {
           result = have_later ? op(acc, later) : acc;
           done = true;
