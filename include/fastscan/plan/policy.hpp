@@ -191,18 +191,19 @@ constexpr int column_lookback_max_cols(std::size_t in_bytes) {
 //! int64 cummax [1, 2^20, 16] 204 -> 193 us; with 4 chains ([1, 2^18, 64]) 183 -> 182, and at 8
 //! columns everywhere many-chain plans lost up to 5 % ([1, 4096, 4096] 162 -> 167, [64, 4096,
 //! 256] 602 -> 622). Float32 cummax [1, 2^20, 16] lost (201 -> 213), int64 sums lost 5 - 80 %.
-//! Operators that are not exactly associative (float sums) wait for a prefix inside one window,
-//! which a chain half as long finds sooner: float32 cumsum [1, 2^20, 16] 142 -> 108 us at 8
-//! columns (same run as above); float32 cumsum [1, 2^20, 12] 150 -> 108 us, [1, 2^22, 16] 525 -> 366,
-//! [1, 4096, 16] 8.1 -> 7.3 (H200, harness, same run).
+//! Operators that are not exactly associative (float sums) wait for a prefix within
+//! lookback_ordered_windows windows, which a chain half as long finds sooner: float32 cumsum
+//! [1, 2^20, 16] 142 -> 108 us at 8 columns (same run as above); float32 cumsum [1, 2^20, 12]
+//! 150 -> 108 us, [1, 2^22, 16] 525 -> 366, [1, 4096, 16] 8.1 -> 7.3 (H200, harness, same run;
+//! measured when they waited inside one window).
 constexpr int column_lookback_max_cols(std::size_t in_bytes, std::size_t acc_bytes, bool one_chain, bool exact = true) {
   return one_chain && ((in_bytes == 8 && acc_bytes == 16) || !exact) ? 8 : column_lookback_max_cols(in_bytes);
 }
 
 //! Columns one warp of a column tile looks back for, at least (the warps share the rest). Exactly
 //! associative operators take 2: fewer warps poll, in windows half as deep, which they can afford
-//! since they may fold several windows. Others wait for a prefix inside the first window and keep
-//! the deepest one. H200, harness, same run, 1 -> 2 -> 4 columns: int64 cummax [1, 2^22, 4]
+//! since they may fold any number of windows. Others wait for a prefix within
+//! lookback_ordered_windows windows and keep the deepest one (measured when that was one window). H200, harness, same run, 1 -> 2 -> 4 columns: int64 cummax [1, 2^22, 4]
 //! 260 -> 228 -> 223 us, int64 cumsum 158 -> 155 -> 161; float32 cumsum [1, 2^22, 4]
 //! 130 -> 139 -> 199; 16-column tiles (two per warp already) unchanged.
 template <bool Exact>
