@@ -203,9 +203,10 @@ constexpr int column_lookback_max_cols(std::size_t in_bytes, std::size_t acc_byt
 //! Columns one warp of a column tile looks back for, at least (the warps share the rest). Exactly
 //! associative operators take 2: fewer warps poll, in windows half as deep, which they can afford
 //! since they may fold any number of windows. Others wait for a prefix within
-//! lookback_ordered_windows windows and keep the deepest one (measured when that was one window). H200, harness, same run, 1 -> 2 -> 4 columns: int64 cummax [1, 2^22, 4]
-//! 260 -> 228 -> 223 us, int64 cumsum 158 -> 155 -> 161; float32 cumsum [1, 2^22, 4]
-//! 130 -> 139 -> 199; 16-column tiles (two per warp already) unchanged.
+//! lookback_ordered_windows windows and keep the deepest one (measured when that was one window).
+//! H200, harness, same run, 1 -> 2 -> 4 columns: int64 cummax [1, 2^22, 4] 260 -> 228 -> 223 us,
+//! int64 cumsum 158 -> 155 -> 161; float32 cumsum [1, 2^22, 4] 130 -> 139 -> 199; 16-column tiles
+//! (two per warp already) unchanged.
 template <bool Exact>
 constexpr int column_lookback_min_cols_per_warp = Exact ? 2 : 1;
 
