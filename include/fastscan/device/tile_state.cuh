@@ -160,11 +160,13 @@ struct tile_state {
         const flagged<Acc> f = warp_strided_inclusive_scan(flagged<Acc>{v, g == p}, segmented_op<Op>{op}, cols);
         acc = shuffle_idx(f.value, (groups - 1) * cols + c);
       } else {
+        // (The operator only ever sees published values: a window without this channel's prefix
+        // is kept, not folded.)
         for (int j = 0; j < groups; ++j) {
           const Acc x = shuffle_idx(v, j * cols + c);
           if (j == p) {
             acc = x;
-          } else if (j > p) {
+          } else if (p >= 0 && j > p) {
             acc = op(acc, x);
           }
         }
@@ -174,7 +176,10 @@ struct tile_state {
         for (int k = 0; k < kept_windows; ++k) {
           if (k < walked) {
             for (int j = 0; j < groups; ++j) {
-              acc = op(acc, shuffle_idx(kept[k], j * cols + c));
+              const Acc x = shuffle_idx(kept[k], j * cols + c);
+              if (p >= 0) {
+                acc = op(acc, x);
+              }
             }
           }
         }
