@@ -99,18 +99,23 @@ struct staged_items {
   };
 };
 
-//! Visits the thread's first `count` staged items in order as visit(b, slot, i): item i is
-//! b.v[slot], and a visitor that writes outputs in place puts them at b.v[slot]. Buffer is a
+//! Visits the thread's first `count` staged items in order as visit(b, slot, i, fast): item i is
+//! b.v[slot], and a visitor that writes outputs in place puts them at b.v[slot]. `fast` is a
+//! std::bool_constant: true where the visitor may skip its checks (bounds, row heads). Buffer is a
 //! template of buffers of N items (staged_items<T>::buffer, or a problem's output buffer when
 //! outputs are formed in place).
-//! - Whole (a thread with all ITEMS items): one 16-byte unit at a time, loaded as a Buffer<16 /
-//!   sizeof(T)> (and stored back when WriteBack), with no bounds checks;
-//! - otherwise item by item in place, each checked against `count`.
+//! - Whole (a thread with all ITEMS items, none of them a head to check): one 16-byte unit at a
+//!   time, loaded as a Buffer<16 / sizeof(T)> (and stored back when WriteBack), all fast;
+//! - otherwise item by item in place, each checked against `count`, none fast.
 //! Rows of more than policy::row_unrolled_items_max items (1- and 2-byte types at 256 bytes per
-//! thread) always go unit by unit, checked, in a loop that is not unrolled, so registers hold one
-//! unit (unrolled, 128 uint8 items spilled 858 bytes).
-template <int ITEMS, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit>
-FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit) {
+//! thread) always go unit by unit in a loop that is not unrolled, so registers hold one unit
+//! (unrolled, 128 uint8 items spilled 858 bytes); there each unit is fast when unit_fast(u) says
+//! so (all of its items in range and no head among them), so a thread with a row head pays the
+//! checks in that unit only. H200, harness, same run, per-thread -> per-unit checks: uint8 sums
+//! [16384, 4096] 128 -> 66 us, [262144, 256] 113 -> 51, [1048576, 64] 113 -> 62 (1-D 2^26: 57 ->
+//! 55); int16 [16384, 4096] 132 -> 81; half 145 -> 91; int32 / int64 rows (unrolled) unchanged.
+template <int ITEMS, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit, class UnitFast>
+FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&& unit_fast) {
   constexpr int per = static_cast<int>(16 / sizeof(T));
   constexpr bool rolled = ITEMS > policy::row_unrolled_items_max;
   using unit_t = Buffer<per>;
@@ -121,10 +126,17 @@ FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit) {
       unit_t unit;
       uint4 raw = *reinterpret_cast<const uint4*>(items + u);  // rows are 16-byte aligned
       memcpy(&unit, &raw, 16);
+      if (Whole || unit_fast(u)) {
 #pragma unroll
-      for (int j = 0; j < per; ++j) {
-        if (!rolled || u + j < count) {
-          visit(unit, j, u + j);
+        for (int j = 0; j < per; ++j) {
+          visit(unit, j, u + j, std::true_type{});
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < per; ++j) {
+          if (u + j < count) {
+            visit(unit, j, u + j, std::false_type{});
+          }
         }
       }
       if constexpr (WriteBack) {
@@ -137,7 +149,7 @@ FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       if (i < count) {
-        visit(row, i, i);
+        visit(row, i, i, std::false_type{});
       }
     }
   }
@@ -212,24 +224,36 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
 
   item_t total{acc_t{}, true};
   using in_buffers = staged_items<input_t>;
+  constexpr int unit_items = static_cast<int>(16 / sizeof(input_t));
   if (plain && count == ITEMS) {
-    for_each_item<ITEMS, in_buffers::template buffer, false, true>(items, count, [&](const auto& b, int slot, int i) {
-      const acc_t e = prob.lift(b.v[slot], row_pos0 + i);
-      total = i == 0 ? item_t{e, false} : item_t{prob.op(total.value, e), false};
-    });
+    for_each_item<ITEMS, in_buffers::template buffer, false, true>(
+        items, count,
+        [&](const auto& b, int slot, int i, auto) {
+          const acc_t e = prob.lift(b.v[slot], row_pos0 + i);
+          total = i == 0 ? item_t{e, false} : item_t{prob.op(total.value, e), false};
+        },
+        [](int) { return true; });
   } else {
     int next_head = first_head;
     std::int64_t r = row_pos0;
-    for_each_item<ITEMS, in_buffers::template buffer, false, false>(items, count, [&](const auto& b, int slot, int i) {
-      const bool head = i == next_head;
-      if (head) {
-        r = 0;
-        next_head += spacing;
-      }
-      const item_t e{prob.lift(b.v[slot], r), head};
-      total = i == 0 ? e : seg(total, e);
-      ++r;
-    });
+    for_each_item<ITEMS, in_buffers::template buffer, false, false>(
+        items, count,
+        [&](const auto& b, int slot, int i, auto fast) {
+          // (Fast: a unit after the first, in range, with no head.)
+          const bool head = !decltype(fast)::value && i == next_head;
+          if (head) {
+            r = 0;
+            next_head += spacing;
+          }
+          const item_t e{prob.lift(b.v[slot], r), head};
+          if constexpr (decltype(fast)::value) {
+            total.value = prob.op(total.value, e.value);
+          } else {
+            total = i == 0 ? e : seg(total, e);
+          }
+          ++r;
+        },
+        [&](int u) { return u > 0 && u + unit_items <= count && next_head >= u + unit_items; });
   }
 
   block_scan<item_t> scan(smem, static_cast<int>(blockDim.x), 1);
@@ -246,16 +270,17 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   // side row, so no output buffer holds registers; others are buffered.
   using buffer_t = typename Problem::template buffer<ITEMS>;
   auto form_and_store = [&](buffer_t& out) {
-    // Forms the outputs: Fast for a thread with all ITEMS items, none of them a row head, after an
+    // Forms the outputs: Whole for a thread with all ITEMS items, none of them a row head, after an
     // earlier element of its row (most threads), without the checks for heads and bounds.
-    auto form_all = [&](auto fast) {
-      constexpr bool Fast = decltype(fast)::value;
+    auto form_all = [&](auto whole) {
+      constexpr bool Whole = decltype(whole)::value;
       acc_t running = before.value;
       bool has_running = has_before;
       int next_head = plain ? ITEMS : first_head;
       std::int64_t r = row_pos0;
-      // Forms item i's output from x, into `b` at `slot`.
-      auto form = [&](auto& b, int slot, int i, const input_t x) {
+      // Forms item i's output from x, into `b` at `slot`; fast: no head or missing prefix to check.
+      auto form = [&](auto& b, int slot, int i, const input_t x, auto fast) {
+        constexpr bool Fast = decltype(fast)::value;
         if constexpr (!Fast) {
           if (i == next_head) {
             r = 0;
@@ -278,10 +303,13 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
         has_running = true;
         ++r;
       };
+      auto unit_fast = [&](int u) { return has_running && u + unit_items <= count && next_head >= u + unit_items; };
       if constexpr (in_place) {
-        for_each_item<ITEMS, in_buffers::template buffer, true, Fast>(items, count, [&](auto& b, int slot, int i) { form(b, slot, i, b.v[slot]); });
+        for_each_item<ITEMS, in_buffers::template buffer, true, Whole>(
+            items, count, [&](auto& b, int slot, int i, auto fast) { form(b, slot, i, b.v[slot], fast); }, unit_fast);
       } else {
-        for_each_item<ITEMS, in_buffers::template buffer, false, Fast>(items, count, [&](const auto& b, int slot, int i) { form(out, i, i, b.v[slot]); });
+        for_each_item<ITEMS, in_buffers::template buffer, false, Whole>(
+            items, count, [&](const auto& b, int slot, int i, auto fast) { form(out, i, i, b.v[slot], fast); }, unit_fast);
       }
     };
     if (plain && has_before && count == ITEMS) {
