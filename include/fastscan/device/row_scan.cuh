@@ -111,11 +111,13 @@ struct staged_items {
 //! thread) always go unit by unit in a loop that is not unrolled, so registers hold one unit
 //! (unrolled, 128 uint8 items spilled 858 bytes); there each unit is fast when unit_fast(u) says
 //! so (all of its items in range and no head among them), so a thread with a row head pays the
-//! checks in that unit only. H200, harness, same run, per-thread -> per-unit checks: uint8 sums
+//! checks in that unit only. A fast unit goes to whole_unit(unit, u) first, which takes it whole
+//! (returning true) or leaves it to the item visits. H200, harness, same run, per-thread -> per-unit checks: uint8 sums
 //! [16384, 4096] 128 -> 66 us, [262144, 256] 113 -> 51, [1048576, 64] 113 -> 62 (1-D 2^26: 57 ->
 //! 55); int16 [16384, 4096] 132 -> 81; half 145 -> 91; int32 / int64 rows (unrolled) unchanged.
-template <int ITEMS, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit, class UnitFast>
-FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&& unit_fast) {
+template <int ITEMS, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit, class UnitFast,
+          class WholeUnit>
+FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&& unit_fast, WholeUnit&& whole_unit) {
   constexpr int per = static_cast<int>(16 / sizeof(T));
   constexpr bool rolled = ITEMS > policy::row_unrolled_items_max;
   using unit_t = Buffer<per>;
@@ -127,9 +129,11 @@ FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&
       uint4 raw = *reinterpret_cast<const uint4*>(items + u);  // rows are 16-byte aligned
       memcpy(&unit, &raw, 16);
       if (Whole || unit_fast(u)) {
+        if (!whole_unit(unit, u)) {
 #pragma unroll
-        for (int j = 0; j < per; ++j) {
-          visit(unit, j, u + j, std::true_type{});
+          for (int j = 0; j < per; ++j) {
+            visit(unit, j, u + j, std::true_type{});
+          }
         }
       } else {
 #pragma unroll
@@ -225,6 +229,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   item_t total{acc_t{}, true};
   using in_buffers = staged_items<input_t>;
   constexpr int unit_items = static_cast<int>(16 / sizeof(input_t));
+  constexpr bool unit_sums = has_unit_sums<Problem>::value;
   if (plain && count == ITEMS) {
     for_each_item<ITEMS, in_buffers::template buffer, false, true>(
         items, count,
@@ -232,7 +237,14 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
           const acc_t e = prob.lift(b.v[slot], row_pos0 + i);
           total = i == 0 ? item_t{e, false} : item_t{prob.op(total.value, e), false};
         },
-        [](int) { return true; });
+        [](int) { return true; },
+        [&](const auto& b, int u) {
+          if constexpr (unit_sums) {
+            const acc_t t = prob.unit_total(b);
+            total = u == 0 ? item_t{t, false} : item_t{prob.op(total.value, t), false};
+          }
+          return unit_sums;
+        });
   } else {
     int next_head = first_head;
     std::int64_t r = row_pos0;
@@ -253,7 +265,14 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
           }
           ++r;
         },
-        [&](int u) { return u > 0 && u + unit_items <= count && next_head >= u + unit_items; });
+        [&](int u) { return u > 0 && u + unit_items <= count && next_head >= u + unit_items; },
+        [&](const auto& b, int) {
+          if constexpr (unit_sums) {
+            total.value = prob.op(total.value, prob.unit_total(b));
+            r += unit_items;
+          }
+          return unit_sums;
+        });
   }
 
   block_scan<item_t> scan(smem, static_cast<int>(blockDim.x), 1);
@@ -306,10 +325,18 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
       auto unit_fast = [&](int u) { return has_running && u + unit_items <= count && next_head >= u + unit_items; };
       if constexpr (in_place) {
         for_each_item<ITEMS, in_buffers::template buffer, true, Whole>(
-            items, count, [&](auto& b, int slot, int i, auto fast) { form(b, slot, i, b.v[slot], fast); }, unit_fast);
+            items, count, [&](auto& b, int slot, int i, auto fast) { form(b, slot, i, b.v[slot], fast); }, unit_fast,
+            [&](auto& b, int) {
+              if constexpr (unit_sums) {
+                running = prob.scan_unit(b, running);
+                r += unit_items;
+              }
+              return unit_sums;
+            });
       } else {
         for_each_item<ITEMS, in_buffers::template buffer, false, Whole>(
-            items, count, [&](const auto& b, int slot, int i, auto fast) { form(out, i, i, b.v[slot], fast); }, unit_fast);
+            items, count, [&](const auto& b, int slot, int i, auto fast) { form(out, i, i, b.v[slot], fast); }, unit_fast,
+            [](const auto&, int) { return false; });
       }
     };
     if (plain && has_before && count == ITEMS) {
