@@ -33,6 +33,7 @@ case "${1:-all}" in
     cases='[collective],[generic],[lookback],[validation]~[large],cummax and cummin reproduce the framework examples'
     cases+=',cummax and cummin match the framework rule on edge shapes - float'
     cases+=',cumsum into the same type - std::int32_t,cumsum into the same type - __half'
+    cases+=',cumsum into the same type - std::uint8_t'  # (1-byte sums take whole units: their own path)
     for tool in memcheck racecheck synccheck; do
       echo "== compute-sanitizer --tool $tool"
       compute-sanitizer --tool "$tool" --error-exitcode 3 --print-limit 20 \
