@@ -81,6 +81,27 @@ TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", bool,
   check_all_shapes<TestType, Out>();
 }
 
+TEMPLATE_TEST_CASE("cumsum of 1- and 2-byte types on the full-size row plan", "[gpu][sum]", std::uint8_t, std::int8_t,
+                   std::int16_t, __half) {
+  // Above the latency plans' sizes, these rows hold more than policy::row_unrolled_items_max items
+  // per thread and check row heads per 16-byte unit (1-byte sums take whole units four bytes at a
+  // time): rows shorter than a unit, heads inside units, a last thread with a partial unit.
+  using dispatch = fastscan::detail::dispatch<typename fastscan::detail::sum_entry<TestType, TestType>::problem>;
+  std::uint64_t seed = 1200;
+  for (const fastscan::Shape3 s : {fastscan::Shape3{3, 1500001, 1}, fastscan::Shape3{300001, 15, 1},
+                                   fastscan::Shape3{70001, 67, 1}, fastscan::Shape3{1100, 4099, 1},
+                                   fastscan::Shape3{1, 4500007, 1}, fastscan::Shape3{281, 16384, 1}}) {
+    fastscan::plan p;
+    REQUIRE(dispatch::solve(s, p) == cudaSuccess);
+    REQUIRE(p.items > fastscan::policy::row_unrolled_items_max);
+    for (bool exclusive : {false, true}) {
+      CAPTURE(type_name<TestType>(), shape_name(s), exclusive);
+      ++seed;
+      check_sum<TestType, TestType>(s, exclusive, seed, seed % 4 < 2);
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][sum]", std::uint8_t, std::int16_t,
                    std::int32_t, std::int64_t, float) {
   // Pointers one element past an allocation: whole warps lose their coalesced path on the input,
