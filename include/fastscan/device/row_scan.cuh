@@ -112,9 +112,10 @@ struct staged_items {
 //! (unrolled, 128 uint8 items spilled 858 bytes); there each unit is fast when unit_fast(u) says
 //! so (all of its items in range and no head among them), so a thread with a row head pays the
 //! checks in that unit only. A fast unit goes to whole_unit(unit, u) first, which takes it whole
-//! (returning true) or leaves it to the item visits. H200, harness, same run, per-thread -> per-unit checks: uint8 sums
-//! [16384, 4096] 128 -> 66 us, [262144, 256] 113 -> 51, [1048576, 64] 113 -> 62 (1-D 2^26: 57 ->
-//! 55); int16 [16384, 4096] 132 -> 81; half 145 -> 91; int32 / int64 rows (unrolled) unchanged.
+//! (returning true) or leaves it to the item visits. H200, harness, same run, per-thread ->
+//! per-unit checks: uint8 sums [16384, 4096] 128 -> 66 us, [262144, 256] 113 -> 51, [1048576, 64]
+//! 113 -> 62 (1-D 2^26: 57 -> 55); int16 [16384, 4096] 132 -> 81; half 145 -> 91; int32 / int64
+//! rows (unrolled) unchanged.
 template <int ITEMS, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit, class UnitFast,
           class WholeUnit>
 FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&& unit_fast, WholeUnit&& whole_unit) {
