@@ -7,6 +7,8 @@
 // so they read as latency. Inputs are random with ties, never zeros. Bytes = read + written.
 #include <fastscan/scan.cuh>
 
+#include "bench_support.cuh"
+
 #include <benchmark/benchmark.h>
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -19,37 +21,11 @@
 
 namespace {
 
+using bench_support::check;
+using bench_support::device_memory;
+using bench_support::fill;
+
 double g_copy_bytes_per_second = 0;
-
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
-    std::exit(1);
-  }
-}
-
-template <class T>
-__global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
-    const std::uint64_t h = (static_cast<std::uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;
-    const int v = static_cast<int>((h >> 33) % 2001) - 1000;  // many ties
-    if constexpr (std::is_same_v<T, __half>) x[i] = __float2half(v * 0.25f);
-    else if constexpr (std::is_same_v<T, __nv_bfloat16>) x[i] = __float2bfloat16(v * 0.25f);
-    else if constexpr (std::is_same_v<T, bool>) x[i] = (v & 1) != 0;
-    else if constexpr (std::is_floating_point_v<T>) x[i] = static_cast<T>(v * 0.25);
-    else x[i] = static_cast<T>(v);
-  }
-}
-
-struct device_memory {
-  void* ptr = nullptr;
-  explicit device_memory(std::size_t bytes) { check(cudaMalloc(&ptr, bytes < 16 ? 16 : bytes), "cudaMalloc"); }
-  ~device_memory() { cudaFree(ptr); }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr);
-  }
-};
 
 //! Times `call` with events and reports GB/s and the share of the copy bandwidth.
 void time_calls(benchmark::State& state, std::size_t bytes, std::size_t working_set, const std::function<void()>& call) {

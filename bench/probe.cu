@@ -13,6 +13,8 @@
 // it compiles only those types (faster builds for A/B runs).
 #include <fastscan/scan.cuh>
 
+#include "bench_support.cuh"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -23,25 +25,9 @@
 
 namespace {
 
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
-    std::exit(1);
-  }
-}
-
-template <class T>
-__global__ void fill(T* x, long long n, unsigned long long seed) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const unsigned long long h = (static_cast<unsigned long long>(i) + seed) * 0x9E3779B97F4A7C15ull;
-    const int v = static_cast<int>((h >> 33) % 2001) - 1000;  // many ties
-    if constexpr (std::is_same_v<T, __half>) x[i] = __float2half(v * 0.25f);
-    else if constexpr (std::is_same_v<T, __nv_bfloat16>) x[i] = __float2bfloat16(v * 0.25f);
-    else if constexpr (std::is_floating_point_v<T>) x[i] = static_cast<T>(v * 0.25);
-    else x[i] = static_cast<T>(v);
-  }
-}
+using bench_support::check;
+using bench_support::device_memory;
+using bench_support::fill;
 
 //! Median over 15 repetitions of the time per call (ms).
 float median_ms(std::size_t working_set, const std::function<void()>& call) {
@@ -67,18 +53,6 @@ float median_ms(std::size_t working_set, const std::function<void()>& call) {
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }
-
-struct device_memory {
-  void* ptr = nullptr;
-  explicit device_memory(std::size_t bytes) { check(cudaMalloc(&ptr, bytes < 16 ? 16 : bytes), "cudaMalloc"); }
-  ~device_memory() { cudaFree(ptr); }
-  device_memory(const device_memory&) = delete;
-  device_memory& operator=(const device_memory&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr);
-  }
-};
 
 template <class T>
 void probe(const std::string& op, const std::string& type, fastscan::Shape3 s) {

@@ -1,0 +1,51 @@
+//! \file bench_support.cuh
+//! What the benchmark (bench.cu) and the probe (probe.cu) share: error checks, device buffers, and
+//! the random inputs (many ties, never zeros).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+
+namespace bench_support {
+
+inline void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(err));
+    std::exit(1);
+  }
+}
+
+//! Values of -250 ... 250 in steps of 0.25 (integers -1000 ... 1000; bools alternate), hashed from
+//! the position and seed.
+template <class T>
+__global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t h = (static_cast<std::uint64_t>(i) + seed) * 0x9E3779B97F4A7C15ull;
+    const int v = static_cast<int>((h >> 33) % 2001) - 1000;  // many ties
+    if constexpr (std::is_same_v<T, __half>) x[i] = __float2half(v * 0.25f);
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>) x[i] = __float2bfloat16(v * 0.25f);
+    else if constexpr (std::is_same_v<T, bool>) x[i] = (v & 1) != 0;
+    else if constexpr (std::is_floating_point_v<T>) x[i] = static_cast<T>(v * 0.25);
+    else x[i] = static_cast<T>(v);
+  }
+}
+
+struct device_memory {
+  void* ptr = nullptr;
+  explicit device_memory(std::size_t bytes) { check(cudaMalloc(&ptr, bytes < 16 ? 16 : bytes), "cudaMalloc"); }
+  ~device_memory() { cudaFree(ptr); }
+  device_memory(const device_memory&) = delete;
+  device_memory& operator=(const device_memory&) = delete;
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr);
+  }
+};
+
+}  // namespace bench_support
