@@ -208,29 +208,32 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // int64 cumsum [1, 2^22, 16] 399 -> 375 us, [1, 2^24, 4] 363 -> 342, [64, 4096, 256] 338 -> 319;
   // int64 cummax [1, 2^24, 4] 684 -> 661, [64, 4096, 256] 577 -> 524; [1, 4096, 16] cummax 7.8 ->
   // 7.4, cumsum 6.9 -> 6.3; [4096, 64, 256] cumsum unchanged (294).
-  const bool whole = nrows == ITEMS && ncols == VEC;
+  // Kernels of at most policy::column_short_items rows keep the checked loops alone (with both,
+  // [1, 4, 2^24] int64 cumsum 311 -> 378 us, [1, 2, 2^25] 502 -> 650, [1, 16, 4096] cummax 7.8 ->
+  // 9.1; same run).
+  const bool whole = ITEMS > policy::column_short_items && nrows == ITEMS && ncols == VEC;
   acc_t total[VEC];
-  auto reduce = [&](auto full) {
-    constexpr bool Full = decltype(full)::value;
+  if (whole) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
 #pragma unroll
       for (int v = 0; v < VEC; ++v) {
-        if (Full || (i < nrows && v < ncols)) {
+        const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
+        total[v] = i == 0 ? e : prob.op(total[v], e);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      total[v] = acc_t{};
+#pragma unroll
+      for (int i = 0; i < ITEMS; ++i) {
+        if (i < nrows && v < ncols) {
           const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
           total[v] = i == 0 ? e : prob.op(total[v], e);
         }
       }
     }
-  };
-  if (whole) {
-    reduce(std::true_type{});
-  } else {
-#pragma unroll
-    for (int v = 0; v < VEC; ++v) {
-      total[v] = acc_t{};
-    }
-    reduce(std::false_type{});
   }
 
   // Down the columns: the thread rows of a warp that share tx form a chain lanes_x lanes apart
