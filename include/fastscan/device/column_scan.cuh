@@ -202,15 +202,15 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   }
 
   // A thread with all ITEMS rows and VEC columns in range (most threads) reduces and forms them
-  // without the checks for bounds and missing prefixes (Full / Fast below): the checks and their
+  // without the checks for bounds and missing prefixes (`whole`, `fast` below): the checks and their
   // branches were over half the instructions of those loops, which were a quarter of the kernel's
   // (ncu, SASS, [1, 2^22, 16] int64 cumsum). H200, fastscan_probe, same run, checked -> unchecked:
   // int64 cumsum [1, 2^22, 16] 399 -> 375 us, [1, 2^24, 4] 363 -> 342, [64, 4096, 256] 338 -> 319;
   // int64 cummax [1, 2^24, 4] 684 -> 661, [64, 4096, 256] 577 -> 524; [1, 4096, 16] cummax 7.8 ->
   // 7.4, cumsum 6.9 -> 6.3; [4096, 64, 256] cumsum unchanged (294).
   // Kernels of at most policy::column_short_items rows keep the checked loops alone (with both,
-  // [1, 4, 2^24] int64 cumsum 311 -> 378 us, [1, 2, 2^25] 502 -> 650, [1, 16, 4096] cummax 7.8 ->
-  // 9.1; same run).
+  // [1, 4, 2^24] int64 cumsum 311 -> 378 us, [1, 2, 2^25] 502 -> 650; same run). One loss stands:
+  // [1, 16, 4096] int64 cummax (8-row kernel, every tile heads its chain) 8.0 -> 9.0 us.
   const bool whole = ITEMS > policy::column_short_items && nrows == ITEMS && ncols == VEC;
   acc_t total[VEC];
   if (whole) {
