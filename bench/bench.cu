@@ -29,27 +29,11 @@ double g_copy_bytes_per_second = 0;
 
 //! Times `call` with events and reports GB/s and the share of the copy bandwidth.
 void time_calls(benchmark::State& state, std::size_t bytes, std::size_t working_set, const std::function<void()>& call) {
-  const int reps = working_set > (std::size_t{64} << 20) ? 1 : 20;
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
-  for (int i = 0; i < 3; ++i) call();
-  check(cudaDeviceSynchronize(), "warm-up");
-  for (auto _ : state) {
-    cudaEventRecord(start);
-    for (int r = 0; r < reps; ++r) call();
-    cudaEventRecord(stop);
-    check(cudaEventSynchronize(stop), "timed calls");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3 / reps);
-  }
-  check(cudaGetLastError(), "benchmark launches");
+  bench_support::time_rounds(working_set, call, [&] { return state.KeepRunning(); },
+                             [&](float ms) { state.SetIterationTime(ms / 1e3); });
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
   state.counters["copy_frac"] = benchmark::Counter(static_cast<double>(bytes) * state.iterations() / g_copy_bytes_per_second,
                                                    benchmark::Counter::kIsRate);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
 }
 
 template <class T>

@@ -1,6 +1,6 @@
 //! \file bench_support.cuh
-//! What the benchmark (bench.cu) and the probe (probe.cu) share: error checks, device buffers, and
-//! the random inputs (many ties, never zeros).
+//! What the benchmark (bench.cu) and the probe (probe.cu) share: error checks, device buffers, the
+//! random inputs (many ties, never zeros), and the event timing of repeated calls.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <type_traits>
 
 namespace bench_support {
@@ -47,5 +48,30 @@ struct device_memory {
     return static_cast<T*>(ptr);
   }
 };
+
+//! Times `call` with CUDA events: three warm-up calls, then one round per `more()` (true while
+//! rounds are wanted), each `record(ms)` with the time per call. Working sets beyond 64 MB (past
+//! the 60 MB L2) run one call per round, smaller ones 20 calls back to back (latency).
+template <class More, class Record>
+void time_rounds(std::size_t working_set, const std::function<void()>& call, More&& more, Record&& record) {
+  const int per = working_set > (std::size_t{64} << 20) ? 1 : 20;
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  for (int i = 0; i < 3; ++i) call();
+  check(cudaDeviceSynchronize(), "warm-up");
+  while (more()) {
+    cudaEventRecord(start);
+    for (int k = 0; k < per; ++k) call();
+    cudaEventRecord(stop);
+    check(cudaEventSynchronize(stop), "timed calls");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    record(ms / per);
+  }
+  check(cudaGetLastError(), "timed launches");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
 
 }  // namespace bench_support

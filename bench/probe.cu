@@ -29,27 +29,10 @@ using bench_support::check;
 using bench_support::device_memory;
 using bench_support::fill;
 
-//! Median over 15 repetitions of the time per call (ms).
+//! Median over 15 rounds of the time per call (ms).
 float median_ms(std::size_t working_set, const std::function<void()>& call) {
-  const int per = working_set > (std::size_t{64} << 20) ? 1 : 20;
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
-  for (int i = 0; i < 3; ++i) call();
-  check(cudaDeviceSynchronize(), "warm-up");
   std::vector<float> times;
-  for (int r = 0; r < 15; ++r) {
-    cudaEventRecord(start);
-    for (int k = 0; k < per; ++k) call();
-    cudaEventRecord(stop);
-    check(cudaEventSynchronize(stop), "timed calls");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    times.push_back(ms / per);
-  }
-  check(cudaGetLastError(), "launches");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  bench_support::time_rounds(working_set, call, [&] { return times.size() < 15; }, [&](float ms) { times.push_back(ms); });
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }
