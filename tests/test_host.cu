@@ -227,6 +227,12 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
   CHECK(fastscan::policy::column_items(4, true) == 16);
   CHECK(fastscan::policy::column_items(2, true) == 8);  // 8 or 16 columns per thread: 8 rows
   CHECK(fastscan::policy::column_items(1, true) == 8);
+  // Sums that are not exact: float32 takes 16 rows too, float64 keeps 8; the dispatch passes that on.
+  CHECK(fastscan::policy::column_items(4, true, false) == 16);
+  CHECK(fastscan::policy::column_items(8, true, false) == 8);
+  CHECK(fastscan::detail::dispatch<fastscan::detail::sum_problem<float, float, float>>::types().column_items == 16);
+  CHECK(fastscan::detail::dispatch<fastscan::detail::sum_problem<double, double, double>>::types().column_items == 8);
+  CHECK(fastscan::detail::dispatch<fastscan::detail::sum_problem<std::int64_t, std::int64_t, std::int64_t>>::types().column_items == 16);
   const fastscan::scan_types sum8_in_place{8, 8, 16, 16, 4608, true, 8704, 16, 8704};
   for (const fastscan::Shape3 s : {fastscan::Shape3{1, 1 << 22, 4}, fastscan::Shape3{1, 1 << 20, 16}, fastscan::Shape3{64, 4096, 256}}) {
     CAPTURE(shape_name(s));
@@ -234,6 +240,14 @@ TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer fo
     CHECK(fastscan::make_plan(s, sum8_in_place, h200).block_threads <= 128);
   }
   CHECK(items({1, 4096, 16}, sum8_in_place) == 8);
+  // Latency-bound plans without a look-back take the latency rows too (len fits one tile).
+  CHECK(items({1, 64, 1024}, sum8_in_place) == 8);
+  CHECK(items({1, 16, 4096}, sum8_in_place) == 8);
+  CHECK(items({1, 16, 4096}, max8) == fastscan::policy::column_items_latency(8, 16));
+  CHECK_FALSE(fastscan::make_plan({1, 16, 4096}, max8, h200).lookback);
+  // Over the shared memory, a tile no wider than a look-back tile gives up rows (and looks back),
+  // not columns: 16 columns of int64, not 8 (32-byte rows).
+  CHECK(fastscan::make_plan({1, 512, 131072}, sum8_in_place, h200).tile_cols == 16);
   // Short len runs the 8-row kernel, with its narrower slice: full 256-thread blocks.
   CHECK(items({1, 4, 1 << 22}, sum8_in_place) == 4);
   CHECK(fastscan::make_plan({1, 4, 1 << 22}, sum8_in_place, h200).block_threads == 256);

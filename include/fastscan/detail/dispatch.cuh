@@ -79,10 +79,10 @@ struct dispatch {
   //! Items of latency-bound rows (plan.hpp, policy::row_latency_items).
   static constexpr int row_latency_items = policy::row_latency_items(sizeof(input_t), sizeof(acc_t));
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
-  //! Rows per thread of the column kernel, and of the wide one that exact sums formed in place run
+  //! Rows per thread of the column kernel, and of the wide one that sums formed in place run
   //! when a plan takes more (policy::column_items).
   static constexpr int column_items = policy::column_items(sizeof(input_t));
-  static constexpr int column_wide_items = policy::column_items(sizeof(input_t), exact && outputs_in_place<Problem>);
+  static constexpr int column_wide_items = policy::column_items(sizeof(input_t), outputs_in_place<Problem>, exact);
   //! Rows per thread of the column kernel that plans of at most that many run
   //! (policy::column_short_items; policy::column_items_latency is never more).
   static constexpr int column_small_items = std::min(policy::column_short_items, column_items);

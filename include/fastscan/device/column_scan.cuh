@@ -211,7 +211,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // Kernels of at most policy::column_short_items rows keep the checked loops alone (with both,
   // [1, 4, 2^24] int64 cumsum 311 -> 378 us, [1, 2, 2^25] 502 -> 650; same run). One loss stands:
   // [1, 16, 4096] int64 cummax (8-row kernel, every tile heads its chain) 8.0 -> 9.0 us.
-  const bool whole = ITEMS > policy::column_short_items && nrows == ITEMS && ncols == VEC;
+  const bool whole = ITEMS > policy::column_short_items && __all_sync(full_warp_mask, nrows == ITEMS && ncols == VEC);
   acc_t total[VEC];
   if (whole) {
 #pragma unroll
@@ -327,6 +327,10 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   for (int v = 0; v < VEC; ++v) {
     fast = fast && has_running[v];
   }
+  // The whole warp takes one path: in a chain's first tile the warp's first thread row has no
+  // prefix, and a warp split between the paths runs both in turn (suspected in [1, 16, 4096] int64
+  // cummax, 8.0 -> 9.0 us with the per-thread choice: every tile of that plan heads its chain).
+  fast = __all_sync(full_warp_mask, fast);
   // Forms the output of row i, column v of the thread into slot `slot` of `out`; Fast: the row and
   // column are in range and the column has a prefix.
   auto form = [&](auto& out, int slot, int i, int v, auto is_fast) {

@@ -127,10 +127,15 @@ constexpr std::size_t column_stream_min_acc_bytes = 16;
 //! their own type) hold 16 rows (256 bytes per thread in shared memory; 128-thread blocks, since
 //! 256 would pass 48 KB). H200, harness, same run, 8 -> 16 rows: int64 cumsum [1, 2^22, 4]
 //! 152 -> 130 us, [1, 2^20, 16] 143 -> 119, [1, 65536, 256] 119 -> 103, [1, 64, 262144] 94 -> 86,
-//! [64, 4096, 256] 358 -> 333, [4096, 64, 256] 333 -> 283; int32 [1, 2^22, 16] 311 -> 246. Float32
-//! sums (not exact) lost, [1, 2^22, 4] 122 -> 141, and int64 cummax at 16 rows (streamed outputs,
-//! 104 bytes of spills) lost 1.1 - 1.5x, so both keep 8. 1- and 2-byte inputs (8 or 16 columns per
-//! thread) keep 8 rows: at 16, ptxas spilled 616 bytes for int8 sums (0 at 8).
+//! [64, 4096, 256] 358 -> 333, [4096, 64, 256] 333 -> 283; int32 [1, 2^22, 16] 311 -> 246. Int64
+//! cummax at 16 rows (streamed outputs, 104 bytes of spills) lost 1.1 - 1.5x and keeps 8. Float32
+//! sums (not exact, formed in place too) lost when first measured ([1, 2^22, 4] 122 -> 141) and
+//! gain since their look-back folds from the warp's oldest prefix (tile_state.cuh): probe, same
+//! run, 8 -> 16 rows, [1, 2^22, 16] 344 -> 305 us, [1, 2^20, 64] 259 -> 214, [64, 4096, 256]
+//! 218 -> 206, [4096, 64, 256] 193 -> 171, [1, 65536, 1024] 250 -> 213, [1, 2^24, 4] 260 -> 258;
+//! float64 sums were mixed ([1, 2^23, 4] 271 -> 314, [1, 2^21, 16] 262 -> 245) and keep 8. 1- and
+//! 2-byte inputs (8 or 16 columns per thread) keep 8 rows: at 16, ptxas spilled 616 bytes for int8
+//! sums (0 at 8).
 constexpr int column_vec(std::size_t in_bytes) {
   int vec = 1;
   while (static_cast<std::size_t>(vec) * 2 * in_bytes <= 16) {
@@ -138,10 +143,11 @@ constexpr int column_vec(std::size_t in_bytes) {
   }
   return vec;
 }
-constexpr int column_items(std::size_t in_bytes, bool exact_in_place = false) {
-  return in_bytes > 16 ? 4 : (exact_in_place && in_bytes >= 4 && 16 % in_bytes == 0 ? 16 : 8);
+constexpr int column_items(std::size_t in_bytes, bool in_place = false, bool exact = true) {
+  const bool wide = in_place && (exact ? in_bytes >= 4 && 16 % in_bytes == 0 : in_bytes == 4);
+  return in_bytes > 16 ? 4 : (wide ? 16 : 8);
 }
-//! Rows per thread of latency-bound column plans that look back (fewer tiles than
+//! Rows per thread of latency-bound column plans (fewer tiles than
 //! column_min_tiles_per_sm per SM): 4 for 16-byte accumulators of 8-byte inputs, whose 8 rows
 //! measured slower there (H200, int64 cummax [1, 4096, 16]: 4 rows 8.5 us, 8 rows 12.1 us), else at
 //! most 8.
