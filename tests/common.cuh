@@ -218,6 +218,9 @@ inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int
       {1, 3001, 3}, {2, 517, 64}, {4, 33, 129}, {1, 65536, 1},  {31, 17, 33},  {1, 8193, 5}, {2, 2, 1031},
       // Short scan axes across many columns (column plans of at most policy::column_short_items rows).
       {2, 1, 257},  {1, 3, 4099}, {5, 4, 33},   {1, 4, 65537},
+      // Rows of one 16-byte vector for 4-byte types (one thread across the row, the warp's rows one
+      // contiguous run), and of a few.
+      {1, 4099, 4}, {3, 2049, 4}, {1, 3001, 16},
   };
   for (std::int64_t t : {row_tile, 2 * row_tile, 33 * row_tile, small_row_tile, 2 * small_row_tile}) {
     for (std::int64_t d : {-1, 0, 1}) {
@@ -229,6 +232,7 @@ inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int
     for (std::int64_t d : {-1, 0, 1}) {
       shapes.push_back({1, t + d, 7});
       shapes.push_back({2, t + d, 64});
+      shapes.push_back({1, t + d, 4});
     }
   }
   return shapes;

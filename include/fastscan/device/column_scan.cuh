@@ -110,6 +110,83 @@ FASTSCAN_DEVICE uint4* column_exchange(const column_scan_params& p, unsigned cha
          static_cast<int>(threadIdx.x >> 5) * static_cast<int>(column_slice_bytes<T, ITEMS, VEC>() / 16);
 }
 
+//! Side outputs (the indices of cummax) of a warp whose rows are one contiguous run with one thread
+//! across each row: each index is kept as a 4-bit code, the row within the thread it was taken at
+//! (the running extreme's position is always one of the thread's rows or the one it came in with),
+//! and written as a blocked run through the exchange slice, as many lanes at a time as their rows
+//! fit (the slice holds 32 rows of ITEMS + 1 units).
+template <class Problem, int ITEMS, int VEC, class = void>
+struct column_narrow_sides : std::false_type {};
+template <class Problem, int ITEMS, int VEC>
+struct column_narrow_sides<Problem, ITEMS, VEC,
+                           std::enable_if_t<has_side_output<Problem> && rows_in_place<Problem> &&
+                                            column_unit_rows<typename Problem::input_t, ITEMS, VEC> &&
+                                            std::is_pointer_v<decltype(Problem::side_out)> && ITEMS < 16 && VEC <= 4 &&
+                                            (ITEMS * VEC * sizeof(typename Problem::side_t)) % 16 == 0>>
+    : std::true_type {
+  using side_t = typename Problem::side_t;
+  static constexpr int count = ITEMS * VEC;
+  static constexpr int words = (count + 7) / 8;
+  static constexpr unsigned came_in = 15;  //!< the code of the position the thread came in with
+  static constexpr int units = static_cast<int>(count * sizeof(side_t) / 16);  //!< per lane
+  //! Lanes whose rows fit the exchange slice at once (a power of two).
+  static constexpr int lanes_at_once = [] {
+    int g = 32;
+    while (g > 1 && static_cast<std::size_t>(g) * unit_row_pitch(units) * 16 > unit_slice_bytes(ITEMS)) {
+      g /= 2;
+    }
+    return g;
+  }();
+  static_assert(lanes_at_once * units % 32 == 0, "a pass of rows fills whole warp-wide stores");
+
+  unsigned code[words];
+  std::int64_t row0;
+  std::int64_t entry[VEC];  //!< the position each column came in with
+
+  template <class Acc>
+  FASTSCAN_DEVICE void begin(const Acc (&running)[VEC], const bool (&has)[VEC], std::int64_t first_row) {
+    row0 = first_row;
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      entry[v] = has[v] ? running[v].index : first_row;
+    }
+#pragma unroll
+    for (int w = 0; w < words; ++w) {
+      code[w] = 0;
+    }
+  }
+  FASTSCAN_DEVICE void keep(int i, int v, side_t index) {
+    const std::int64_t d = static_cast<std::int64_t>(index) - row0;
+    const unsigned c = d >= 0 ? static_cast<unsigned>(d) : came_in;
+    const int n = i * VEC + v;
+    code[n / 8] |= c << (4 * (n % 8));
+  }
+  FASTSCAN_DEVICE side_t index(int n) const {
+    const unsigned c = (code[n / 8] >> (4 * (n % 8))) & 15u;
+    return static_cast<side_t>(c == came_in ? entry[n % VEC] : row0 + c);
+  }
+  static FASTSCAN_DEVICE bool aligned(const Problem& prob, std::int64_t warp_base) {
+    return reinterpret_cast<std::uintptr_t>(prob.out + warp_base) % 16 == 0 &&
+           reinterpret_cast<std::uintptr_t>(prob.side_out + warp_base) % 16 == 0;
+  }
+  //! Writes the warp's indices to `warp_side` (16-byte aligned) through `slice`, which the caller
+  //! has finished with.
+  FASTSCAN_DEVICE void leave(side_t* warp_side, uint4* slice) const {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+    for (int first = 0; first < 32; first += lanes_at_once) {
+      if (lane >= first && lane < first + lanes_at_once) {
+        side_t* const row = unit_row<side_t, units>(slice, lane - first);
+#pragma unroll
+        for (int n = 0; n < count; ++n) {
+          row[n] = index(n);
+        }
+      }
+      warp_unstage_rows<units, lanes_at_once>(warp_side + static_cast<std::int64_t>(first) * count, slice);
+    }
+  }
+};
+
 template <int ITEMS, int VEC, bool Exact, class Problem>
 FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_params& p, std::int64_t tile,
                                       unsigned char* smem) {
@@ -344,6 +421,37 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     has_running[v] = true;
   };
   if constexpr (sizeof(acc_t) >= policy::column_stream_min_acc_bytes) {
+    if constexpr (column_narrow_sides<Problem, ITEMS, VEC>::value) {
+      // One thread across the row (lanes_x == 1) and the warp's rows one contiguous run: the
+      // streamed stores below would write 16 bytes per lane and row, half a sector, lanes a
+      // whole thread's rows apart. Instead the values are formed in place of the staged inputs
+      // and the indices kept as their row within the thread (column_narrow_sides), and both
+      // leave as whole runs through the exchange slice.
+      if (staged && p.lanes_x == 1 && column_narrow_sides<Problem, ITEMS, VEC>::aligned(prob, warp_base)) {
+        column_narrow_sides<Problem, ITEMS, VEC> sides;
+        sides.begin(running, has_running, row0);
+        auto form_rows = [&](auto is_fast) {
+#pragma unroll
+          for (int i = 0; i < ITEMS; ++i) {
+            typename Problem::template buffer<VEC> out;
+#pragma unroll
+            for (int v = 0; v < VEC; ++v) {
+              form(out, v, i, v, is_fast);
+              items[i * VEC + v] = out.v[v];
+              sides.keep(i, v, out.i[v]);
+            }
+          }
+        };
+        if (fast) {
+          form_rows(std::true_type{});
+        } else {
+          form_rows(std::false_type{});
+        }
+        warp_unstage_units<ITEMS>(prob.out + warp_base, exchange);
+        sides.leave(prob.side_out + warp_base, exchange);
+        return;
+      }
+    }
     // Each row of outputs leaves as soon as it is formed: a warp's stores of one row index cover
     // whole 16-byte vectors of 32 / lanes_x rows, and no output buffer holds registers.
     auto form_rows = [&](auto is_fast) {

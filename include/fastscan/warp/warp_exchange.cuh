@@ -111,6 +111,22 @@ FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem, int 
   __syncwarp();
 }
 
+//! Writes the rows of G lanes, U units each (row r at unit_row<uint4, U>(smem, r)), as one blocked
+//! run of G * U units at `dst`, the whole warp storing 16-byte units side by side.
+template <int U, int G>
+FASTSCAN_DEVICE void warp_unstage_rows(void* dst, const uint4* smem) {
+  static_assert(G * U % 32 == 0, "the rows fill whole warp-wide stores");
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  auto* out = static_cast<uint4*>(dst);
+  __syncwarp();
+#pragma unroll
+  for (int m = 0; m < G * U / 32; ++m) {
+    const int g = m * 32 + lane;
+    out[g] = smem[g / U * unit_row_pitch(U) + g % U];
+  }
+  __syncwarp();
+}
+
 //! Stages 32 * N contiguous elements at `warp_base` (16-byte aligned), lane l's N elements at
 //! staged_row<T, N>(smem, l); at most 128 bytes per lane.
 template <int N, class T>
