@@ -220,7 +220,7 @@ inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int
       {2, 1, 257},  {1, 3, 4099}, {5, 4, 33},   {1, 4, 65537},
       // Rows of one 16-byte vector for 4-byte types (one thread across the row, the warp's rows one
       // contiguous run), and of a few.
-      {1, 4099, 4}, {3, 2049, 4}, {1, 3001, 16},
+      {1, 4099, 4}, {3, 2049, 4}, {1, 3001, 16}, {2, 3001, 8},
   };
   for (std::int64_t t : {row_tile, 2 * row_tile, 33 * row_tile, small_row_tile, 2 * small_row_tile}) {
     for (std::int64_t d : {-1, 0, 1}) {

@@ -192,6 +192,43 @@ TEST_CASE("one long chain of 8-byte cummax columns splits in two, other scans ke
   CHECK(cols(fastscan::Shape3{1, 1 << 18, 64}, float_sum) == 16);
 }
 
+TEST_CASE("ordered column sums along one chain look back in tile groups, with state for them", "[host][plan]") {
+  const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
+  const auto float_sum = fastscan::detail::dispatch<fastscan::detail::sum_problem<float, float, float>>::types();
+  const auto double_sum = fastscan::detail::dispatch<fastscan::detail::sum_problem<double, double, double>>::types();
+  const auto int_sum = fastscan::detail::dispatch<fastscan::detail::sum_problem<std::int64_t, std::int64_t, std::int64_t>>::types();
+  const auto float_max = fastscan::detail::dispatch<fastscan::detail::extreme_problem<float, std::int64_t>>::types();
+  auto plan = [&](fastscan::Shape3 s, const fastscan::scan_types& types) {
+    const auto p = fastscan::make_plan(s, types, h200);
+    REQUIRE(p.valid);
+    return p;
+  };
+  for (const fastscan::Shape3 s : {fastscan::Shape3{1, 1 << 24, 4}, fastscan::Shape3{1, 1 << 23, 8}, fastscan::Shape3{1, 300001, 3}}) {
+    CAPTURE(shape_name(s));
+    for (const auto& types : {float_sum, double_sum}) {
+      const auto p = plan(s, types);
+      REQUIRE(p.lookback);
+      REQUIRE(s.outer * p.col_chunks == 1);
+      CHECK(p.lookback_groups);
+      CHECK(p.temp_bytes == 16 + 2 * fastscan::detail::column_tile_state_bytes(p, types.word_bytes));
+    }
+    for (const auto& types : {int_sum, float_max}) {
+      const auto p = plan(s, types);
+      REQUIRE(p.lookback);
+      CHECK(!p.lookback_groups);
+      CHECK(p.temp_bytes == 16 + fastscan::detail::column_tile_state_bytes(p, types.word_bytes));
+    }
+  }
+  // Two or more chains, and row plans: one level.
+  for (const fastscan::Shape3 s : {fastscan::Shape3{1, 1 << 22, 16}, fastscan::Shape3{2, 1 << 22, 4}, fastscan::Shape3{1, 1 << 20, 64},
+                                   fastscan::Shape3{1, 1 << 26, 1}}) {
+    CAPTURE(shape_name(s));
+    const auto p = plan(s, float_sum);
+    REQUIRE(p.lookback);
+    CHECK(!p.lookback_groups);
+  }
+}
+
 TEST_CASE("column rows per thread: all of the kernel's for large plans, fewer for short or latency-bound ones", "[host][plan]") {
   const fastscan::device_limits h200{132, 2147483647, 48 * 1024};
   const fastscan::scan_types sum8{8, 8, 16, 16, 4608}, max8{8, 16, 32, 24, 4608}, max4{4, 16, 32, 24, 4608};

@@ -2,6 +2,8 @@
 // enough that every partial sum is exact in float, so results are compared bit for bit (NaN to NaN).
 #include "common.cuh"
 
+#include <algorithm>
+
 using namespace fstest;
 
 namespace {
@@ -79,6 +81,31 @@ TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", bool,
                    std::int16_t, std::int32_t, __half, __nv_bfloat16) {
   using Out = std::conditional_t<fastscan::detail::is_half_v<TestType>, float, std::int64_t>;
   check_all_shapes<TestType, Out>();
+}
+
+TEMPLATE_TEST_CASE("ordered column sums look back across tile groups", "[gpu][sum][lookback]", float, double, __half) {
+  // Float column sums along one chain look back in two levels: groups of 32 / (columns per
+  // look-back warp) tiles (device/tile_state.cuh, grouped_exclusive_prefix). Chains of several
+  // groups, a last group cut short; the sums are exact, so any wrong fold shows.
+  using dispatch = fastscan::detail::dispatch<typename fastscan::detail::sum_entry<TestType, TestType>::problem>;
+  std::uint64_t seed = 1500;
+  for (const fastscan::Shape3 s : {fastscan::Shape3{1, (1 << 20) + 5, 4}, fastscan::Shape3{1, 600001, 8},
+                                   fastscan::Shape3{1, 300001, 3}, fastscan::Shape3{1, 700001, 2}}) {
+    fastscan::plan p;
+    REQUIRE(dispatch::solve(s, p) == cudaSuccess);
+    REQUIRE(p.kind == fastscan::strategy::columns);
+    REQUIRE(p.lookback_groups);
+    const int warps = p.block_threads / 32;
+    const int spread = p.tile_cols >= warps ? static_cast<int>(p.tile_cols) / warps : 1;
+    const int least = std::min(static_cast<int>(p.tile_cols), fastscan::policy::column_lookback_min_cols_per_warp<false>);
+    const int depth = 32 / std::max(spread, least);
+    CAPTURE(type_name<TestType>(), shape_name(s), p.tile_cols, p.len_tiles, depth);
+    REQUIRE(p.len_tiles >= 3 * depth);
+    for (bool exclusive : {false, true}) {
+      CAPTURE(exclusive);
+      check_sum<TestType, TestType>(s, exclusive, ++seed, false);
+    }
+  }
 }
 
 TEMPLATE_TEST_CASE("cumsum of 1- and 2-byte types on the full-size row plan", "[gpu][sum]", std::uint8_t, std::int8_t,

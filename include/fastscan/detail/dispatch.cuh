@@ -172,11 +172,15 @@ struct dispatch {
       }
     } else {
       const std::int64_t chains = shape.outer * p.col_chunks;
+      // Look-backs in tile groups keep the groups' state after the tiles' (plan.hpp sizes both).
+      void* const group_words = p.lookback && p.lookback_groups
+                                    ? static_cast<unsigned char*>(words) + column_tile_state_bytes(p, tile_word_bytes<acc_t>)
+                                    : nullptr;
       const column_scan_params params{shape.outer,       shape.len,           shape.inner, p.tile_items,
                                       p.tile_cols,       p.col_chunks,        chains,      p.num_tiles,
                                       divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
-                                      p.lookback,        counter,             words,       tag,
-                                      prefetch,          p.items,             p.first_poll_ns};
+                                      p.lookback,        counter,             words,       group_words,
+                                      tag,               prefetch,            p.items,     p.first_poll_ns};
       if (column_small_items < column_items && p.items <= column_small_items) {
         if constexpr (column_small_items < column_items) {
           column_scan_kernel<column_small_items, column_vec, exact, Problem>

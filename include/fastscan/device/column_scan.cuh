@@ -35,6 +35,7 @@ struct column_scan_params {
   bool lookback;  //!< len spans more than one tile
   unsigned long long* tile_counter;  //!< zeroed tile counter, or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, a channel per column)
+  void* group_words;                 //!< the tile groups' state of ordered look-backs (else null)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
   int items;  //!< rows per thread: a power of two, at most the kernel's ITEMS
@@ -367,15 +368,31 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     const int per_warp = spread > least ? spread : least;
     const int first_col = (tid / 32) * per_warp;
     const int c = first_col + (lane & (per_warp - 1));
+    // Ordered (float) sums along one chain look back in two levels (tile groups), reaching the
+    // square of a window per round trip (policy::column_grouped_lookback_max_chains).
+    const bool grouped = !Exact && p.group_words != nullptr;
     if (first_col < tile_cols && lane < per_warp) {
-      state.publish(tile, totals[c], first_tile ? tile_prefix : tile_aggregate, tile_cols, c);
+      state.publish(tile, totals[c], first_tile && !grouped ? tile_prefix : tile_aggregate, tile_cols, c);
     }
-    if (!first_tile && first_col < tile_cols) {
-      const acc_t before =
-          state.template exclusive_prefix<Exact>(tile, prob.op, p.chains, per_warp, tile_cols, first_col);
-      if (lane < per_warp) {
-        state.publish(tile, prob.op(before, totals[c]), tile_prefix, tile_cols, c);
-        totals[c] = before;
+    if (!grouped) {
+      if (!first_tile && first_col < tile_cols) {
+        const acc_t before =
+            state.template exclusive_prefix<Exact>(tile, prob.op, p.chains, per_warp, tile_cols, first_col);
+        if (lane < per_warp) {
+          state.publish(tile, prob.op(before, totals[c]), tile_prefix, tile_cols, c);
+          totals[c] = before;
+        }
+      }
+    } else if (first_col < tile_cols) {
+      if constexpr (!Exact) {
+        const tile_state<acc_t> groups{static_cast<ulonglong2*>(p.group_words), p.tag, 0};
+        acc_t before;
+        state.grouped_exclusive_prefix(tile, k, p.chains, totals[c], prob.op, groups, per_warp, tile_cols, first_col,
+                                       before);
+        __syncwarp();
+        if (!first_tile && lane < per_warp) {
+          totals[c] = before;
+        }
       }
     }
   }

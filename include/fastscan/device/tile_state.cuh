@@ -225,6 +225,66 @@ struct tile_state {
       }
     }
   }
+
+  //! Warp-collective ordered look-back in two levels, for operators that are not exactly
+  //! associative (float sums) along a few long chains: the result depends on the inputs alone,
+  //! never on timing, and one round trip reaches D * D predecessors instead of D (D = 32 / cols).
+  //! A chain's tiles form groups of D. Within its group a tile folds the aggregates of the tiles
+  //! before it and its own `own` by a warp scan of fixed shape (lane group q holds the group's tile
+  //! q). The group's last tile publishes that fold of the whole group in `groups` (a tile state of
+  //! the same channels, entry g * stride + chain for group g) and, once it knows the fold of every
+  //! group before, the group's inclusive prefix; the fold of the groups before is
+  //! exclusive_prefix<false> over `groups`, a strict left fold from the nearest published prefix.
+  //! Tiles publish only aggregates in this state. `position`: the tile's index along its chain
+  //! (tile = position * stride + chain). Returns whether the tile has a prefix (position > 0),
+  //! and the prefix of channel first_channel + lane % cols in `prefix`.
+  template <class Op>
+  FASTSCAN_DEVICE bool grouped_exclusive_prefix(std::int64_t tile, std::int64_t position, std::int64_t stride,
+                                                const Acc& own, Op op, const tile_state& groups, int cols,
+                                                int channels, int first_channel, Acc& prefix) const {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int col_log2 = __ffs(cols) - 1;
+    const int c = lane & (cols - 1);
+    const int depth_log2 = 5 - col_log2;
+    const int q = lane >> col_log2;
+    const std::int64_t g = position >> depth_log2;
+    const int j = static_cast<int>(position & ((1 << depth_log2) - 1));
+    const std::int64_t group_entry = g * stride + (tile - position * stride);
+    Acc x = own;
+    if (j > 0) {
+      if (first_poll_ns > 0) {
+        __nanosleep(first_poll_ns);
+      }
+      words w{};
+      for (;;) {
+        const unsigned s = q < j ? read(tile - (j - q) * stride, channels, first_channel + c, w) : tile_aggregate;
+        if (__all_sync(full_warp_mask, s != tile_empty)) {
+          break;
+        }
+        __nanosleep(policy::lookback_retry_ns);
+      }
+      if (q < j) {
+        x = value(w);
+      }
+    }
+    const Acc in_group = warp_strided_inclusive_scan(x, op, cols);
+    const Acc before_in_group = shuffle_idx(in_group, (j > 0 ? j - 1 : 0) * cols + c);
+    const bool last = j == (1 << depth_log2) - 1;
+    const Acc whole = shuffle_idx(in_group, j * cols + c);
+    if (last && lane < cols) {
+      groups.publish(group_entry, whole, g == 0 ? tile_prefix : tile_aggregate, channels, first_channel + c);
+    }
+    if (g == 0) {
+      prefix = before_in_group;
+      return j > 0;
+    }
+    const Acc before_group = groups.template exclusive_prefix<false>(group_entry, op, stride, cols, channels, first_channel);
+    if (last && lane < cols) {
+      groups.publish(group_entry, op(before_group, whole), tile_prefix, channels, first_channel + c);
+    }
+    prefix = j > 0 ? op(before_group, before_in_group) : before_group;
+    return true;
+  }
 };
 
 //! Runs `tile_fn(tile)` for every tile this block gets. With a `counter` (zeroed before the

@@ -57,6 +57,7 @@ struct plan {
   std::int64_t num_tiles = 0;  //!< blocks launched
   std::size_t smem_bytes = 0;  //!< dynamic shared memory per block
   bool lookback = false;       //!< tiles depend on predecessors through the tile state
+  bool lookback_groups = false;  //!< columns: the ordered look-back runs in two levels (tile groups)
   std::size_t temp_bytes = 0;  //!< temp storage: a 16-byte tile counter, then the tile state (0
                                //!< when no tile looks back)
   std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
@@ -79,6 +80,12 @@ inline int next_pow2(std::int64_t v) {
   return p;
 }
 inline std::size_t align16(std::size_t v) { return (v + 15) / 16 * 16; }
+//! Tile state of a column plan: a channel per column of every tile. Plans whose look-back runs in
+//! tile groups (plan::lookback_groups) keep as much again for the groups (device/tile_state.cuh,
+//! grouped_exclusive_prefix).
+inline std::size_t column_tile_state_bytes(const plan& p, std::size_t word_bytes) {
+  return static_cast<std::size_t>(p.num_tiles) * static_cast<std::size_t>(p.tile_cols) * word_bytes;
+}
 
 //! Shared memory of the row kernel: the block scan (one flagged value per warp, one flag), then
 //! each warp's exchange slice.
@@ -296,8 +303,8 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     }
     p.smem_bytes = smem(p.lanes_y, p.lanes_x);
     if (p.lookback) {
-      p.temp_bytes =
-          16 + static_cast<std::size_t>(p.num_tiles) * static_cast<std::size_t>(p.tile_cols) * types.word_bytes;
+      p.lookback_groups = !types.exact && shape.outer * p.col_chunks <= policy::column_grouped_lookback_max_chains;
+      p.temp_bytes = 16 + detail::column_tile_state_bytes(p, types.word_bytes) * (p.lookback_groups ? 2 : 1);
     }
   }
   // More tiles than a grid holds: blocks loop over tiles (in issue order when they look back).

@@ -242,6 +242,15 @@ constexpr unsigned lookback_retry_ns = 20;
 //! 48.5, [1, 2^22, 4] 93.2 / 87.5 / 89.2 / 91.3, [64, 4096, 256] 234 / 235 / 238 / 248; [1, 2^20,
 //! 16], [64, 2^20] and latency shapes within 1 %.
 constexpr int lookback_ordered_windows = 2;
+//! Column plans of ordered operators along at most this many chains look back in two levels
+//! (groups of 32 / columns-per-warp tiles; device/tile_state.cuh, grouped_exclusive_prefix): one
+//! round trip reaches the square of a window. H200, probe, same run, one level -> two: float32
+//! cumsum [1, 2^24, 4] 260 -> 222 us, [1, 2^23, 8] 343 -> 228, float64 [1, 2^23, 4] 273 -> 237,
+//! float16 [1, 2^24, 4] 1195 -> 1215, latency shapes within 0.3 us. Along two or more chains the
+//! extra round trip (the group, then the groups before it) cost more than the reach gave:
+//! float32 [1, 2^22, 16] (two chains) 308 -> 330, [1, 2^20, 64] 217 -> 249, [1, 262144, 256]
+//! 214 -> 236, float64 [1, 2^21, 16] 263 -> 272.
+constexpr long long column_grouped_lookback_max_chains = 1;
 
 //! Dynamic shared memory a plan may use without opting in.
 constexpr std::size_t smem_budget = 48 * 1024;
