@@ -5,7 +5,9 @@
 //! Every tile publishes its aggregate (status `aggregate`) as soon as it has reduced its inputs,
 //! and its inclusive prefix (status `prefix`) once it knows it. A successor looks back over a
 //! window of predecessors at a time, one per lane, and folds the aggregates newer than the nearest
-//! published prefix.
+//! published prefix. Ordered (float) column sums along one chain look back in two levels instead
+//! (grouped_exclusive_prefix): tiles publish only aggregates, and groups of tiles their folds and
+//! prefixes in a second state.
 //!
 //! Storage: per tile and channel, the accumulator is cut into 8-byte parts, each carried by one
 //! 16-byte word {part, tag << 2 | status}, published by one store. A word counts only when its tag
