@@ -1,6 +1,6 @@
 // fastscan benchmark: the tables of the framework performance issue (A-F), the splits of 2^24 and
-// 2^26 elements along both axes, 1-D 2^28 scans, every dtype, 3-D middle axes, and CUB baselines,
-// all as ratios to a device-to-device copy measured in the same process.
+// 2^26 elements along both axes, 1-D 2^28 scans, every dtype, 3-D middle axes, narrow rows along
+// axis 0, and CUB baselines, all as ratios to a device-to-device copy measured in the same process.
 //
 // Timing: CUDA events around the calls (manual time). Working sets above 64 MB (beyond the 60 MB
 // L2) are timed one call at a time; smaller ones as 20 back-to-back calls, like the issue's script,
@@ -253,8 +253,16 @@ void register_all() {
     add_extreme<std::int64_t>("3d", s);
     add_cumsum<std::int64_t>("3d", s);
   }
-  // Every dtype, 1-D 2^26.
+  // Narrow rows along axis 0, 2^26 elements: rows narrower than a 16-byte vector, or not a
+  // power-of-two number of vectors wide (xyz coordinates, [T, 3] trajectories).
   const std::int64_t n = std::int64_t{1} << 26;
+  for (std::int64_t inner : {2, 3, 6, 12}) {
+    add_cumsum<float>("narrow", {1, n / inner, inner});
+  }
+  add_extreme<float>("narrow", {1, n / 3, 3});
+  add_cumsum<__half>("narrow", {1, n / 4, 4});
+  add_cumsum<std::int8_t>("narrow", {1, n / 8, 8});
+  // Every dtype, 1-D 2^26.
   add_every_type_1d<bool>(n);
   add_every_type_1d<std::uint8_t>(n);
   add_every_type_1d<std::int8_t>(n);

@@ -221,6 +221,10 @@ inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int
       // Rows of one 16-byte vector for 4-byte types (one thread across the row, the warp's rows one
       // contiguous run), and of a few.
       {1, 4099, 4}, {3, 2049, 4}, {1, 3001, 16}, {2, 3001, 8},
+      // Rows narrower than their tile (whole rows of the plane staged word by word, thread rows
+      // `inner` elements apart), long enough for full-size plans; outer > 1 with odd lengths puts
+      // warps' runs at unaligned addresses.
+      {1, 200003, 3}, {2, 100003, 6}, {1, 70001, 12}, {3, 40001, 13}, {1, 131071, 2}, {1, 30011, 24},
   };
   for (std::int64_t t : {row_tile, 2 * row_tile, 33 * row_tile, small_row_tile, 2 * small_row_tile}) {
     for (std::int64_t d : {-1, 0, 1}) {

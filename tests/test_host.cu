@@ -531,6 +531,48 @@ TEST_CASE("warp staging puts every unit of a run in its lane's row", "[host][pla
   check_staged_slots<16>();
 }
 
+TEST_CASE("word staging of rows narrower than their tile keeps every word in its part", "[host][plan]") {
+  // Column warps whose rows are narrower than the tile (3 floats against 4 columns) stage their run
+  // word by word, part q (a thread row's rows) at word q * pitch; the part index comes from a
+  // multiply by a reciprocal instead of a division.
+  for (int part_words = 2; part_words <= 2200; ++part_words) {
+    for (int parts = 1; parts <= 32; parts *= 2) {
+      if (part_words * parts > 32 * 17 * 16 / 4) {
+        continue;  // larger than any exchange slice
+      }
+      const fastscan::detail::word_parts r(part_words, parts);
+      CAPTURE(part_words, parts);
+      REQUIRE(r.pitch % 2 == 1);
+      REQUIRE(r.pitch > part_words);
+      REQUIRE(r.words == part_words * parts);
+      for (int w = 0; w < r.words; ++w) {
+        if (r.slot(w) != w / part_words * r.pitch + w % part_words) {
+          FAIL("word " << w << " lands at " << r.slot(w));
+        }
+      }
+    }
+  }
+  // Every such plan's parts fit its kernel's exchange slice: rows of `inner` elements, narrower
+  // than the lanes_x * vec columns of the tile (and wider than half of it, as the solver makes it).
+  for (std::size_t size : {1, 2, 4, 8, 16}) {
+    const int vec = fastscan::policy::column_vec(size);
+    const std::size_t word = size % 8 == 0 ? 8 : 4;
+    for (int items : {8, 16}) {
+      for (int lanes_x = 1; lanes_x <= 32; lanes_x *= 2) {
+        for (int inner = lanes_x * vec / 2 + 1; inner < lanes_x * vec; ++inner) {
+          const std::size_t part_bytes = static_cast<std::size_t>(items) * inner * size;
+          if (part_bytes % word != 0) {
+            continue;
+          }
+          CAPTURE(size, items, lanes_x, inner);
+          REQUIRE(fastscan::detail::word_parts::bytes(static_cast<int>(part_bytes / word), 32 / lanes_x, word) <=
+                  fastscan::detail::unit_slice_bytes(items));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("value types carry the framework's dtype names", "[host][ops]") {
   using fastscan::detail::dtype_name;
   CHECK(std::string(dtype_name<bool>()) == "bool");

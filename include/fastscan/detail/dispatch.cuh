@@ -181,15 +181,27 @@ struct dispatch {
                                       divisor(chains),   divisor(p.col_chunks), p.lanes_x, p.lanes_y,
                                       p.lookback,        counter,             words,       group_words,
                                       tag,               prefetch,            p.items,     p.first_poll_ns};
+      // Rows narrower than the tile, in a plan of the largest kernel's rows: its Odd kernel (for
+      // inputs it can stage: pointers to types of at most 16 bytes).
+      constexpr bool odd_kernel = column_unit_rows<input_t, column_wide_items, column_vec> &&
+                                  std::is_pointer_v<std::remove_cv_t<decltype(prob.in)>>;
+      const bool odd_rows = odd_kernel && p.tile_cols > shape.inner && p.items == column_wide_items;
       if (column_small_items < column_items && p.items <= column_small_items) {
         if constexpr (column_small_items < column_items) {
           column_scan_kernel<column_small_items, column_vec, exact, Problem>
               <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
         }
-      } else if (p.items <= column_items) {
+      } else if (p.items <= column_items && !(odd_rows && column_wide_items == column_items)) {
         column_scan_kernel<column_items, column_vec, exact, Problem>
             <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
       } else if (p.items <= column_wide_items) {
+        if constexpr (odd_kernel) {
+          if (odd_rows) {
+            column_scan_kernel<column_wide_items, column_vec, exact, Problem, true>
+                <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+            return cudaPeekAtLastError();
+          }
+        }
         if constexpr (column_wide_items > column_items) {
           column_scan_kernel<column_wide_items, column_vec, exact, Problem>
               <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);

@@ -76,7 +76,9 @@ struct column_tile_part {
   std::int64_t base;       //!< element offset of the thread's first item
   std::int64_t warp_base;  //!< element offset of the warp's run when warp_full
   int tx, ty, nrows, ncols;
-  bool warp_full;          //!< the warp's rows are whole rows of the plane: one contiguous run
+  bool warp_rows;          //!< the warp's rows are whole rows of the plane (the tile spans every
+                           //!< column) and in range: one contiguous run
+  bool warp_full;          //!< warp_rows, and the rows exactly as wide as the tile
 };
 
 template <int ITEMS, int VEC>
@@ -99,7 +101,8 @@ FASTSCAN_DEVICE column_tile_part column_part(const column_scan_params& p, std::i
   t.base = (o * p.len + t.row0) * p.inner + col0;
   const int warp_ty0 = (tid & ~31) >> lx;
   const std::int64_t warp_row0 = t.k * p.tile_rows + static_cast<std::int64_t>(warp_ty0) * p.items;
-  t.warp_full = p.items == ITEMS && p.tile_cols == p.inner && p.lanes_x <= 32 && warp_row0 + (32 >> lx) * ITEMS <= p.len;
+  t.warp_rows = p.items == ITEMS && p.col_chunks == 1 && p.lanes_x <= 32 && warp_row0 + (32 >> lx) * ITEMS <= p.len;
+  t.warp_full = t.warp_rows && p.tile_cols == p.inner;
   t.warp_base = (o * p.len + warp_row0) * p.inner;
   return t;
 }
@@ -188,7 +191,24 @@ struct column_narrow_sides<Problem, ITEMS, VEC,
   }
 };
 
-template <int ITEMS, int VEC, bool Exact, class Problem>
+//! Word staging of a warp whose rows are whole rows of the plane narrower than the tile (3 floats
+//! against a tile of 4 columns, 6 against 8; column_tile_part::warp_rows): the warp's run in
+//! W-byte words, each thread row's ITEMS rows one part. False where the parts are not whole words
+//! or do not fit the warp's exchange slice.
+template <class W, class T, int ITEMS, int VEC>
+FASTSCAN_DEVICE bool column_odd_row_parts(const column_scan_params& p, word_parts& parts) {
+  const std::size_t part_bytes = static_cast<std::size_t>(ITEMS) * static_cast<std::size_t>(p.inner) * sizeof(T);
+  const int part_words = static_cast<int>(part_bytes / sizeof(W));
+  const int count = 32 >> log2_pow2(p.lanes_x);
+  if (part_bytes % sizeof(W) != 0 || part_words < 2 ||
+      word_parts::bytes(part_words, count, sizeof(W)) > column_slice_bytes<T, ITEMS, VEC>()) {
+    return false;
+  }
+  parts = word_parts(part_words, count);
+  return true;
+}
+
+template <int ITEMS, int VEC, bool Exact, bool Odd, class Problem>
 FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_params& p, std::int64_t tile,
                                       unsigned char* smem) {
   using input_t = typename Problem::input_t;
@@ -248,7 +268,15 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // limit here); inputs wider than a 16-byte unit per row stay in registers.
   input_t held[unit_rows ? 1 : ITEMS * VEC];
   input_t* const items = unit_rows ? unit_row<input_t, ITEMS>(exchange, lane) : held;
+  input_t* rows = items;  // where the checked loops find the thread's rows, rp elements apart
   bool staged = false;
+  // Rows narrower than the tile (3 floats against a tile of 4 columns, 6 against 8): the warp's
+  // whole rows are one contiguous run, staged word by word, each thread row's rows one part
+  // (column_odd_row_parts) in which the thread finds its columns `inner` elements from row to
+  // row (rp). Such warps take the checked loops below (some thread has fewer than VEC columns), so
+  // the unchecked ones keep rows VEC elements apart at compile time.
+  using word_t = std::conditional_t<sizeof(input_t) % 8 == 0, unsigned long long, unsigned>;
+  bool odd = false;
   if constexpr (unit_rows && std::is_pointer_v<decltype(prob.in)>) {
     // A warp whose rows are whole rows of the plane, narrower than a line, loads them as one
     // contiguous run, every instruction a run of whole lines (policy::column_stage_rows_below_bytes).
@@ -257,7 +285,16 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
       warp_stage_units<ITEMS>(warp_in, exchange, p.lanes_x);
       staged = true;
     }
+    word_parts parts;
+    if (Odd && t.warp_rows && !t.warp_full && narrow_rows && reinterpret_cast<std::uintptr_t>(warp_in) % sizeof(word_t) == 0 &&
+        column_odd_row_parts<word_t, input_t, ITEMS, VEC>(p, parts)) {
+      auto* const words = reinterpret_cast<word_t*>(exchange);
+      warp_stage_words(reinterpret_cast<const word_t*>(warp_in), words, parts);
+      rows = reinterpret_cast<input_t*>(words + (lane >> log2_pow2(p.lanes_x)) * parts.pitch) + tx * VEC;
+      staged = odd = true;
+    }
   }
+  const int rp = odd ? static_cast<int>(p.inner) : VEC;
   if (!staged) {
     // All rows are loaded before any is kept, so their loads are in flight together (a load
     // followed at once by its shared-memory store waited out the whole memory latency per row).
@@ -307,7 +344,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         if (i < nrows && v < ncols) {
-          const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
+          const acc_t e = prob.lift(rows[i * rp + v], row0 + i);
           total[v] = i == 0 ? e : prob.op(total[v], e);
         }
       }
@@ -430,7 +467,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   // column are in range and the column has a prefix.
   auto form = [&](auto& out, int slot, int i, int v, auto is_fast) {
     constexpr bool Fast = decltype(is_fast)::value;
-    const acc_t e = prob.lift(items[i * VEC + v], row0 + i);
+    const acc_t e = prob.lift(Fast ? items[i * VEC + v] : rows[i * rp + v], row0 + i);
     const acc_t previous = running[v];
     const bool had = Fast || has_running[v];
     running[v] = had ? prob.op(running[v], e) : e;
@@ -444,7 +481,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
       // whole thread's rows apart. Instead the values are formed in place of the staged inputs
       // and the indices kept as their row within the thread (column_narrow_sides), and both
       // leave as whole runs through the exchange slice.
-      if (staged && p.lanes_x == 1 && column_narrow_sides<Problem, ITEMS, VEC>::aligned(prob, warp_base)) {
+      if (staged && !odd && p.lanes_x == 1 && column_narrow_sides<Problem, ITEMS, VEC>::aligned(prob, warp_base)) {
         column_narrow_sides<Problem, ITEMS, VEC> sides;
         sides.begin(running, has_running, row0);
         auto form_rows = [&](auto is_fast) {
@@ -506,16 +543,18 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     using buffer_t = typename Problem::template buffer<ITEMS * VEC>;
     constexpr bool in_place = unit_rows && outputs_in_place<Problem>;
     buffer_t held_out;
-    buffer_t& out = in_place ? *reinterpret_cast<buffer_t*>(items) : held_out;
+    buffer_t& out_fast = in_place ? *reinterpret_cast<buffer_t*>(items) : held_out;
+    buffer_t& out = in_place ? *reinterpret_cast<buffer_t*>(rows) : held_out;
     auto form_rows = [&](auto is_fast) {
       constexpr bool Fast = decltype(is_fast)::value;
+      buffer_t& into = Fast ? out_fast : out;
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         if (Fast || i < nrows) {
 #pragma unroll
           for (int v = 0; v < VEC; ++v) {
             if (Fast || v < ncols) {
-              form(out, i * VEC + v, i, v, is_fast);
+              form(into, (in_place && !Fast ? i * rp : i * VEC) + v, i, v, is_fast);
             }
           }
         }
@@ -530,6 +569,14 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
       using value_t = std::remove_cv_t<std::remove_reference_t<decltype(values[0])>>;
       if constexpr (is_pointer_to_v<decltype(ptr), value_t> && column_unit_rows<value_t, ITEMS, VEC>) {
         value_t* const warp_ptr = ptr - (base - warp_base);
+        if constexpr (in_place) {
+          word_parts parts;
+          if (odd && reinterpret_cast<std::uintptr_t>(warp_ptr) % sizeof(word_t) == 0 &&
+              column_odd_row_parts<word_t, input_t, ITEMS, VEC>(p, parts)) {
+            warp_unstage_words(reinterpret_cast<word_t*>(warp_ptr), reinterpret_cast<const word_t*>(exchange), parts);
+            return;
+          }
+        }
         if (warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
           if constexpr (!in_place) {
             value_t* const row = unit_row<value_t, ITEMS>(exchange, lane);
@@ -542,27 +589,36 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
           return;
         }
       }
+      auto store_rows = [&](int pitch) {
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        if (i < nrows) {
-          value_t run[VEC];
+        for (int i = 0; i < ITEMS; ++i) {
+          if (i < nrows) {
+            value_t run[VEC];
 #pragma unroll
-          for (int v = 0; v < VEC; ++v) {
-            run[v] = values[i * VEC + v];
+            for (int v = 0; v < VEC; ++v) {
+              run[v] = values[i * pitch + v];
+            }
+            store_run<VEC>(ptr + i * p.inner, run, ncols);
           }
-          store_run<VEC>(ptr + i * p.inner, run, ncols);
         }
+      };
+      if (in_place && odd) {
+        store_rows(rp);
+      } else {
+        store_rows(VEC);
       }
     });
   }
 }
 
-//! One block scans tiles as for_each_tile hands them out.
-template <int ITEMS, int VEC, bool Exact, class Problem>
+//! One block scans tiles as for_each_tile hands them out. Odd: a kernel for plans whose rows are
+//! narrower than the tile (tile_cols > inner), which stages them word by word (column_odd_row_parts);
+//! kept apart so that the other plans' kernels carry none of it.
+template <int ITEMS, int VEC, bool Exact, class Problem, bool Odd = false>
 FASTSCAN_KERNEL __launch_bounds__(policy::column_threads, policy::column_min_blocks_per_sm) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
   for_each_tile<(ITEMS <= policy::column_short_items)>(
-      p.tile_counter, p.num_tiles, [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact>(prob, p, tile, smem); });
+      p.tile_counter, p.num_tiles, [&](std::int64_t tile) { column_scan_tile<ITEMS, VEC, Exact, Odd>(prob, p, tile, smem); });
 }
 
 }  // namespace detail

@@ -127,6 +127,66 @@ FASTSCAN_DEVICE void warp_unstage_rows(void* dst, const uint4* smem) {
   __syncwarp();
 }
 
+//! A warp's contiguous run cut into equal parts of `part_words` W-byte words (one part per group
+//! of lanes, e.g. the whole rows of the plane that a thread row holds), for runs whose parts are
+//! not whole 16-byte units (rows of 3 floats). Part q lies in the slice at word q * pitch, the pitch
+//! odd, so that lanes reading the same word of different parts hit different banks.
+struct word_parts {
+  int part_words = 2;
+  int pitch = 3;
+  int words = 0;    //!< the run's words
+  unsigned inv = 0;  //!< ceil(2^32 / part_words): q = umulhi(w, inv) is w / part_words exactly while
+                     //!< w * part_words < 2^32 (the error w * (inv - 2^32 / part_words) / 2^32 stays
+                     //!< below 1 / part_words)
+  static FASTSCAN_HD constexpr int pitch_of(int part_words) { return part_words + 1 + (part_words & 1); }
+  static FASTSCAN_HD constexpr std::size_t bytes(int part_words, int parts, std::size_t word_bytes) {
+    return static_cast<std::size_t>(parts) * static_cast<std::size_t>(pitch_of(part_words)) * word_bytes;
+  }
+  word_parts() = default;
+  //! part_words >= 2.
+  FASTSCAN_HD word_parts(int part_words_, int parts)
+      : part_words(part_words_), pitch(pitch_of(part_words_)), words(part_words_ * parts),
+        inv(0xffffffffu / static_cast<unsigned>(part_words_) + 1u) {}
+  //! The slice word that holds word w (< words) of the run.
+  FASTSCAN_HD int slot(int w) const {
+    const auto q = static_cast<int>((static_cast<unsigned long long>(static_cast<unsigned>(w)) * inv) >> 32);
+    return w + q * (pitch - part_words);
+  }
+};
+
+//! Stages the warp's run of r.words W-byte words at `src` in `smem` as word_parts lays it out: every
+//! load in flight at once (cp.async on sm_80 and later), each warp-wide access a whole line.
+template <class W>
+FASTSCAN_DEVICE void warp_stage_words(const W* src, W* smem, const word_parts& r) {
+  static_assert(sizeof(W) == 4 || sizeof(W) == 8, "words of 4 or 8 bytes");
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll 4
+  for (int w = lane; w < r.words; w += 32) {
+    const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem + r.slot(w)));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src + w), "n"(sizeof(W)) : "memory");
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#else
+  for (int w = lane; w < r.words; w += 32) {
+    smem[r.slot(w)] = src[w];
+  }
+#endif
+  __syncwarp();
+}
+
+//! The inverse of warp_stage_words: writes the staged parts as the run at `dst`.
+template <class W>
+FASTSCAN_DEVICE void warp_unstage_words(W* dst, const W* smem, const word_parts& r) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  __syncwarp();
+#pragma unroll 4
+  for (int w = lane; w < r.words; w += 32) {
+    dst[w] = smem[r.slot(w)];
+  }
+  __syncwarp();
+}
+
 //! Stages 32 * N contiguous elements at `warp_base` (16-byte aligned), lane l's N elements at
 //! staged_row<T, N>(smem, l); at most 128 bytes per lane.
 template <int N, class T>
