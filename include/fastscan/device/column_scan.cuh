@@ -10,6 +10,8 @@
 //! columns at once).
 //! Tile ids run len-tile-major, so a tile's predecessor was issued a whole round of
 //! (outer x column-chunk) tiles earlier and is usually complete when it is needed.
+//! Rows narrower than the tile (tile_cols > inner: 3 floats against 4 columns) run in a kernel of
+//! their own (Odd), whose warps stage their whole rows word by word (column_odd_row_parts).
 #pragma once
 
 #include <fastscan/detail/divisor.cuh>
@@ -74,7 +76,7 @@ struct column_tile_part {
   std::int64_t k;          //!< tile index along len
   std::int64_t row0;       //!< first row (along len) of the thread
   std::int64_t base;       //!< element offset of the thread's first item
-  std::int64_t warp_base;  //!< element offset of the warp's run when warp_full
+  std::int64_t warp_base;  //!< element offset of the warp's run when warp_rows
   int tx, ty, nrows, ncols;
   bool warp_rows;          //!< the warp's rows are whole rows of the plane (the tile spans every
                            //!< column) and in range: one contiguous run
