@@ -191,6 +191,39 @@ struct column_narrow_sides<Problem, ITEMS, VEC,
       warp_unstage_rows<units, lanes_at_once>(warp_side + static_cast<std::int64_t>(first) * count, slice);
     }
   }
+  //! The same for a warp of odd rows (column_odd_row_parts): its indices are (32 / lanes_x) parts
+  //! of ITEMS * inner, written through `slice` (of `slice_bytes`) in passes of as many parts as fit.
+  FASTSCAN_DEVICE void leave_parts(side_t* warp_side, uint4* slice, std::size_t slice_bytes, int inner, int lanes_x_log2,
+                                   int tx, int ncols) const {
+    using W = std::conditional_t<sizeof(side_t) == 8, unsigned long long, unsigned>;
+    static_assert(sizeof(side_t) == sizeof(W), "indices of 4 or 8 bytes");
+    const int count = 32 >> lanes_x_log2;
+    const int part = ITEMS * inner;
+    int group = count;
+    while (group > 1 && word_parts::bytes(part, group, sizeof(W)) > slice_bytes) {
+      group /= 2;
+    }
+    const word_parts parts(part, group);
+    const int yl = (static_cast<int>(threadIdx.x) & 31) >> lanes_x_log2;
+    auto* const words = reinterpret_cast<side_t*>(slice);
+    for (int first = 0; first < count; first += group) {
+      __syncwarp();
+      if (yl >= first && yl < first + group) {
+        side_t* const row = words + (yl - first) * parts.pitch + tx * VEC;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+#pragma unroll
+          for (int v = 0; v < VEC; ++v) {
+            if (v < ncols) {
+              row[i * inner + v] = index(i * VEC + v);
+            }
+          }
+        }
+      }
+      warp_unstage_words(reinterpret_cast<W*>(warp_side + static_cast<std::int64_t>(first) * part),
+                         reinterpret_cast<const W*>(words), parts);
+    }
+  }
 };
 
 //! Word staging of a warp whose rows are whole rows of the plane narrower than the tile (3 floats
@@ -508,6 +541,33 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
         return;
       }
     }
+    if constexpr (Odd && column_narrow_sides<Problem, ITEMS, VEC>::value) {
+      // Odd rows (column_odd_row_parts): values formed in place of the staged inputs, indices
+      // kept as codes, both leave as whole runs through the exchange slice.
+      word_parts parts;
+      if (odd && reinterpret_cast<std::uintptr_t>(prob.out + warp_base) % sizeof(word_t) == 0 &&
+          column_odd_row_parts<word_t, input_t, ITEMS, VEC>(p, parts)) {
+        column_narrow_sides<Problem, ITEMS, VEC> sides;
+        sides.begin(running, has_running, row0);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+          typename Problem::template buffer<VEC> out;
+#pragma unroll
+          for (int v = 0; v < VEC; ++v) {
+            if (v < ncols) {
+              form(out, v, i, v, std::false_type{});
+              rows[i * rp + v] = out.v[v];
+              sides.keep(i, v, out.i[v]);
+            }
+          }
+        }
+        warp_unstage_words(reinterpret_cast<word_t*>(prob.out + warp_base), reinterpret_cast<const word_t*>(exchange),
+                           parts);
+        sides.leave_parts(prob.side_out + warp_base, exchange, column_slice_bytes<input_t, ITEMS, VEC>(),
+                          static_cast<int>(p.inner), log2_pow2(p.lanes_x), tx, ncols);
+        return;
+      }
+    }
     // Each row of outputs leaves as soon as it is formed: a warp's stores of one row index cover
     // whole 16-byte vectors of 32 / lanes_x rows, and no output buffer holds registers.
     auto form_rows = [&](auto is_fast) {
@@ -591,23 +651,24 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
           return;
         }
       }
-      auto store_rows = [&](int pitch) {
+      // (Odd rows: a thread reads only its columns, the others may lie past its warp's parts.)
+      auto store_rows = [&](int pitch, auto odd_rows) {
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
           if (i < nrows) {
             value_t run[VEC];
 #pragma unroll
             for (int v = 0; v < VEC; ++v) {
-              run[v] = values[i * pitch + v];
+              run[v] = !decltype(odd_rows)::value || v < ncols ? values[i * pitch + v] : value_t{};
             }
             store_run<VEC>(ptr + i * p.inner, run, ncols);
           }
         }
       };
       if (in_place && odd) {
-        store_rows(rp);
+        store_rows(rp, std::true_type{});
       } else {
-        store_rows(VEC);
+        store_rows(VEC, std::false_type{});
       }
     });
   }
