@@ -95,7 +95,7 @@ void bench_cub_pair(benchmark::State& state, std::int64_t n) {
   device_memory in(n * sizeof(T)), out(n * sizeof(fastscan::value_index<T>));
   fill<<<1024, 256>>>(in.as<T>(), n, 4);
   auto pairs = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), to_pair<T>{in.as<T>()});
-  const fastscan::value_index_op<T> op(fastscan::Extreme::max, fastscan::Tie::last);
+  const fastscan::value_index_op<T, fastscan::Extreme::max, fastscan::Tie::last> op;
   auto* d_out = out.as<fastscan::value_index<T>>();
   std::size_t temp_bytes = 0;
   check(cub::DeviceScan::InclusiveScan(nullptr, temp_bytes, pairs, d_out, op, n), "cub size");

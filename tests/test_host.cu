@@ -592,8 +592,9 @@ TEST_CASE("value types carry the framework's dtype names", "[host][ops]") {
 TEST_CASE("extreme operator follows the framework rule", "[host][ops]") {
   using fastscan::Extreme;
   using fastscan::Tie;
-  const fastscan::value_index_op<float> max_last(Extreme::max, Tie::last), max_first(Extreme::max, Tie::first),
-      min_last(Extreme::min, Tie::last);
+  const fastscan::value_index_op<float, Extreme::max, Tie::last> max_last;
+  const fastscan::value_index_op<float, Extreme::max, Tie::first> max_first;
+  const fastscan::value_index_op<float, Extreme::min, Tie::last> min_last;
   const float nan = std::nanf("");
   CHECK(max_last.later_wins(1.f, 2.f));
   CHECK_FALSE(max_last.later_wins(2.f, 1.f));
@@ -629,22 +630,23 @@ void check_associative() {
     for (std::size_t i = 0; i < values.size(); ++i) seq[i] = {values[i], static_cast<std::int64_t>(i)};
     for (auto e : {fastscan::Extreme::max, fastscan::Extreme::min}) {
       for (auto tie : {fastscan::Tie::last, fastscan::Tie::first}) {
-        const fastscan::value_index_op<T> op(e, tie);
-        auto left = seq[0];
-        for (std::size_t i = 1; i < seq.size(); ++i) left = op(left, seq[i]);
-        // The left fold is the framework's sequential answer.
-        host_array<T> ref_v;
-        std::vector<std::int64_t> ref_i;
-        reference_extreme(values, ref_v, ref_i, {1, static_cast<std::int64_t>(values.size()), 1},
-                          e == fastscan::Extreme::min, tie == fastscan::Tie::first);
-        REQUIRE(same_bits(left.value, ref_v.back()));
-        REQUIRE(left.index == ref_i.back());
-        for (int k = 0; k < 5; ++k) {
-          const auto tree = fold_tree(seq, 0, seq.size(), op, rng);
-          CAPTURE(type_name<T>(), trial);
-          REQUIRE(same_bits(tree.value, left.value));
-          REQUIRE(tree.index == left.index);
-        }
+        fastscan::with_value_index_op<T>(e, tie, [&](auto op) {
+          auto left = seq[0];
+          for (std::size_t i = 1; i < seq.size(); ++i) left = op(left, seq[i]);
+          // The left fold is the framework's sequential answer.
+          host_array<T> ref_v;
+          std::vector<std::int64_t> ref_i;
+          reference_extreme(values, ref_v, ref_i, {1, static_cast<std::int64_t>(values.size()), 1},
+                            e == fastscan::Extreme::min, tie == fastscan::Tie::first);
+          REQUIRE(same_bits(left.value, ref_v.back()));
+          REQUIRE(left.index == ref_i.back());
+          for (int k = 0; k < 5; ++k) {
+            const auto tree = fold_tree(seq, 0, seq.size(), op, rng);
+            CAPTURE(type_name<T>(), trial);
+            REQUIRE(same_bits(tree.value, left.value));
+            REQUIRE(tree.index == left.index);
+          }
+        });
       }
     }
   }

@@ -15,7 +15,8 @@ template <class T, class Index>
 struct extreme_entry {
   static_assert(std::is_integral_v<Index> && std::is_signed_v<Index> && (sizeof(Index) == 4 || sizeof(Index) == 8),
                 "cummax/cummin indices are 32- or 64-bit signed integers");
-  using problem = extreme_problem<T, Index>;
+  template <class Op>
+  using problem = extreme_problem<T, Index, Op>;
 
   static bool valid(const T* in, const T* values, const Index* indices, Shape3 shape) {
     (void)shape;
@@ -46,12 +47,14 @@ template <class T, class Index>
 cudaError_t extreme_scan(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices,
                          Shape3 shape, Extreme extreme, Tie tie, cudaStream_t stream = nullptr) {
   using entry = detail::extreme_entry<T, Index>;
-  const typename entry::problem prob{in, values, indices, value_index_op<T>(extreme, tie)};
   if (!entry::index_fits(shape)) {
     return cudaErrorInvalidValue;
   }
-  return detail::dispatch<typename entry::problem>::run(d_temp, temp_bytes, prob, shape, stream,
-                                                        entry::valid(in, values, indices, shape));
+  return with_value_index_op<T>(extreme, tie, [&](auto op) {
+    using problem = typename entry::template problem<decltype(op)>;
+    return detail::dispatch<problem>::run(d_temp, temp_bytes, problem{in, values, indices, op}, shape, stream,
+                                          entry::valid(in, values, indices, shape));
+  });
 }
 
 //! extreme_scan that allocates its temp storage stream-ordered (cudaMallocAsync).
@@ -62,8 +65,11 @@ cudaError_t extreme_scan(const T* in, T* values, Index* indices, Shape3 shape, E
   if (!entry::index_fits(shape)) {
     return cudaErrorInvalidValue;
   }
-  const typename entry::problem prob{in, values, indices, value_index_op<T>(extreme, tie)};
-  return detail::dispatch<typename entry::problem>::run(prob, shape, stream, entry::valid(in, values, indices, shape));
+  return with_value_index_op<T>(extreme, tie, [&](auto op) {
+    using problem = typename entry::template problem<decltype(op)>;
+    return detail::dispatch<problem>::run(problem{in, values, indices, op}, shape, stream,
+                                          entry::valid(in, values, indices, shape));
+  });
 }
 
 //! Running maximum and its index along `len`; see extreme_scan for semantics and errors.

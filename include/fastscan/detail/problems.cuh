@@ -97,12 +97,13 @@ struct has_unit_sums : std::false_type {};
 template <class Problem>
 struct has_unit_sums<Problem, std::enable_if_t<Problem::unit_sums>> : std::true_type {};
 
-//! Running max or min with the index (within the row) where it was seen.
-template <class T, class Index>
+//! Running max or min with the index (within the row) where it was seen; `Op` is one of the four
+//! value_index_op<T, E, Ti>.
+template <class T, class Index, class Op = value_index_op<T>>
 struct extreme_problem {
   using input_t = T;
   using acc_t = value_index<T>;
-  using op_t = value_index_op<T>;
+  using op_t = Op;
   const T* in;
   T* out;         //!< running extremes
   Index* side_out;  //!< their positions within the row
