@@ -2,8 +2,8 @@
 //! cummax / cummin: running extreme and its index along an axis, with framework semantics.
 #pragma once
 
-#include <fastscan/detail/dispatch.cuh>
-#include <fastscan/detail/problems.cuh>
+#include <fastscan/dispatch/dispatch.cuh>
+#include <fastscan/problem/extreme.cuh>
 #include <fastscan/shape.hpp>
 
 #include <limits>
@@ -15,11 +15,7 @@ template <class T, class Index>
 struct extreme_entry {
   static_assert(std::is_integral_v<Index> && std::is_signed_v<Index> && (sizeof(Index) == 4 || sizeof(Index) == 8),
                 "cummax/cummin indices are 32- or 64-bit signed integers");
-  template <class Op>
-  using problem = extreme_problem<T, Index, Op>;
-
-  static bool valid(const T* in, const T* values, const Index* indices, Shape3 shape) {
-    (void)shape;
+  static bool valid(const T* in, const T* values, const Index* indices) {
     return in != nullptr && values != nullptr && indices != nullptr;
   }
   //! The last position of a row must fit the index type.
@@ -28,14 +24,34 @@ struct extreme_entry {
   }
 };
 
+//! The scan of one (extreme, tie) operator, with either kind of temp storage (dispatch.cuh).
+template <Extreme E, Tie Ti, class Temp, class T, class Index>
+cudaError_t extreme_scan_op(Temp temp, const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream) {
+  using entry = extreme_entry<T, Index>;
+  if (!entry::index_fits(shape)) {
+    return cudaErrorInvalidValue;
+  }
+  using problem = extreme_problem<T, Index, value_index_op<T, E, Ti>>;
+  return run(temp, problem{in, values, indices, {}}, shape, stream, entry::valid(in, values, indices));
+}
+
+//! A runtime tie rule: one of the two operators of extreme E.
+template <Extreme E, class Temp, class T, class Index>
+cudaError_t extreme_scan_tie(Temp temp, const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream,
+                             Tie tie) {
+  return tie == Tie::last ? extreme_scan_op<E, Tie::last>(temp, in, values, indices, shape, stream)
+                          : extreme_scan_op<E, Tie::first>(temp, in, values, indices, shape, stream);
+}
+
 }  // namespace detail
 
-//! Running value-index extreme along `len` of `shape`: `values[i]` is the extreme of the row up
+//! Running maximum and its index along `len` of `shape`: `values[i]` is the maximum of the row up
 //! to i, `indices[i]` its position within the row.
 //!
 //! Semantics of PyTorch and Paddle: NaN propagates (it beats every number, for max and min alike);
 //! among equal extremes, and among NaNs, `Tie::last` keeps the most recent index (the framework
 //! rule), `Tie::first` the earliest. Bit-exact for every grouping: the operator is associative.
+//! A runtime `tie` compiles both max operators; `cummax<T, Index, Tie::last>(...)` compiles one.
 //!
 //! Two-phase: with `d_temp == nullptr`, writes the temp size to `temp_bytes` and returns. Returns
 //! cudaErrorInvalidValue, before any launch and without writing outputs, for negative extents,
@@ -43,61 +59,72 @@ struct extreme_entry {
 //! narrow for `len`, or a `temp_bytes` below what the plan needs. In place (`values == in`) is
 //! allowed. Reads and writes each element once: O(numel) work, one kernel launch (plus a memset of
 //! the tile state under graph capture).
-template <class T, class Index>
-cudaError_t extreme_scan(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices,
-                         Shape3 shape, Extreme extreme, Tie tie, cudaStream_t stream = nullptr) {
-  using entry = detail::extreme_entry<T, Index>;
-  if (!entry::index_fits(shape)) {
-    return cudaErrorInvalidValue;
-  }
-  return with_value_index_op<T>(extreme, tie, [&](auto op) {
-    using problem = typename entry::template problem<decltype(op)>;
-    return detail::dispatch<problem>::run(d_temp, temp_bytes, problem{in, values, indices, op}, shape, stream,
-                                          entry::valid(in, values, indices, shape));
-  });
-}
-
-//! extreme_scan that allocates its temp storage stream-ordered (cudaMallocAsync).
-template <class T, class Index>
-cudaError_t extreme_scan(const T* in, T* values, Index* indices, Shape3 shape, Extreme extreme, Tie tie,
-                         cudaStream_t stream = nullptr) {
-  using entry = detail::extreme_entry<T, Index>;
-  if (!entry::index_fits(shape)) {
-    return cudaErrorInvalidValue;
-  }
-  return with_value_index_op<T>(extreme, tie, [&](auto op) {
-    using problem = typename entry::template problem<decltype(op)>;
-    return detail::dispatch<problem>::run(problem{in, values, indices, op}, shape, stream,
-                                          entry::valid(in, values, indices, shape));
-  });
-}
-
-//! Running maximum and its index along `len`; see extreme_scan for semantics and errors.
 template <class T, class Index = std::int64_t>
 cudaError_t cummax(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 shape,
                    cudaStream_t stream = nullptr, Tie tie = Tie::last) {
-  return extreme_scan(d_temp, temp_bytes, in, values, indices, shape, Extreme::max, tie, stream);
+  return detail::extreme_scan_tie<Extreme::max>(detail::caller_temp{d_temp, temp_bytes}, in, values, indices, shape,
+                                                stream, tie);
 }
-
-//! Running minimum and its index along `len`; see extreme_scan for semantics and errors.
+//! Running minimum and its index along `len`; as cummax.
 template <class T, class Index = std::int64_t>
 cudaError_t cummin(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 shape,
                    cudaStream_t stream = nullptr, Tie tie = Tie::last) {
-  return extreme_scan(d_temp, temp_bytes, in, values, indices, shape, Extreme::min, tie, stream);
+  return detail::extreme_scan_tie<Extreme::min>(detail::caller_temp{d_temp, temp_bytes}, in, values, indices, shape,
+                                                stream, tie);
+}
+//! cummax with the tie rule fixed at compile time (one operator, a quarter of the code of
+//! extreme_scan): `cummax<float, std::int64_t, Tie::last>(d_temp, temp_bytes, ...)`.
+template <class T, class Index, Tie TieRule>
+cudaError_t cummax(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 shape,
+                   cudaStream_t stream = nullptr) {
+  return detail::extreme_scan_op<Extreme::max, TieRule>(detail::caller_temp{d_temp, temp_bytes}, in, values, indices,
+                                                        shape, stream);
+}
+//! cummin with the tie rule fixed at compile time.
+template <class T, class Index, Tie TieRule>
+cudaError_t cummin(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 shape,
+                   cudaStream_t stream = nullptr) {
+  return detail::extreme_scan_op<Extreme::min, TieRule>(detail::caller_temp{d_temp, temp_bytes}, in, values, indices,
+                                                        shape, stream);
 }
 
-//! cummax with stream-ordered temp storage.
+//! cummax with stream-ordered temp storage (cudaMallocAsync, only when the plan needs any).
 template <class T, class Index = std::int64_t>
 cudaError_t cummax(const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream = nullptr,
                    Tie tie = Tie::last) {
-  return extreme_scan(in, values, indices, shape, Extreme::max, tie, stream);
+  return detail::extreme_scan_tie<Extreme::max>(detail::stream_temp{}, in, values, indices, shape, stream, tie);
 }
-
 //! cummin with stream-ordered temp storage.
 template <class T, class Index = std::int64_t>
 cudaError_t cummin(const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream = nullptr,
                    Tie tie = Tie::last) {
-  return extreme_scan(in, values, indices, shape, Extreme::min, tie, stream);
+  return detail::extreme_scan_tie<Extreme::min>(detail::stream_temp{}, in, values, indices, shape, stream, tie);
+}
+//! cummax with a compile-time tie rule and stream-ordered temp storage.
+template <class T, class Index, Tie TieRule>
+cudaError_t cummax(const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream = nullptr) {
+  return detail::extreme_scan_op<Extreme::max, TieRule>(detail::stream_temp{}, in, values, indices, shape, stream);
+}
+//! cummin with a compile-time tie rule and stream-ordered temp storage.
+template <class T, class Index, Tie TieRule>
+cudaError_t cummin(const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream = nullptr) {
+  return detail::extreme_scan_op<Extreme::min, TieRule>(detail::stream_temp{}, in, values, indices, shape, stream);
+}
+
+//! cummax or cummin chosen at run time (`extreme`), for callers that dispatch on the operation;
+//! compiles all four operators.
+template <class T, class Index = std::int64_t>
+cudaError_t extreme_scan(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 shape,
+                         Extreme extreme, cudaStream_t stream = nullptr, Tie tie = Tie::last) {
+  return extreme == Extreme::max ? cummax(d_temp, temp_bytes, in, values, indices, shape, stream, tie)
+                                 : cummin(d_temp, temp_bytes, in, values, indices, shape, stream, tie);
+}
+//! extreme_scan with stream-ordered temp storage.
+template <class T, class Index = std::int64_t>
+cudaError_t extreme_scan(const T* in, T* values, Index* indices, Shape3 shape, Extreme extreme,
+                         cudaStream_t stream = nullptr, Tie tie = Tie::last) {
+  return extreme == Extreme::max ? cummax(in, values, indices, shape, stream, tie)
+                                 : cummin(in, values, indices, shape, stream, tie);
 }
 
 FASTSCAN_NAMESPACE_END

@@ -2,8 +2,8 @@
 //! Inclusive and exclusive cumulative sums along an axis.
 #pragma once
 
-#include <fastscan/detail/dispatch.cuh>
-#include <fastscan/detail/problems.cuh>
+#include <fastscan/dispatch/dispatch.cuh>
+#include <fastscan/problem/sum.cuh>
 #include <fastscan/shape.hpp>
 
 FASTSCAN_NAMESPACE_BEGIN
@@ -17,18 +17,11 @@ struct sum_entry {
   using problem = sum_problem<T, Out, acc>;
 };
 
-template <class T, class Out>
-cudaError_t sum_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 shape, bool exclusive,
-                     cudaStream_t stream) {
+//! An inclusive or exclusive sum, with either kind of temp storage (dispatch.cuh).
+template <class Temp, class T, class Out>
+cudaError_t sum_scan(Temp temp, const T* in, Out* out, Shape3 shape, bool exclusive, cudaStream_t stream) {
   using problem = typename sum_entry<T, Out>::problem;
-  return dispatch<problem>::run(d_temp, temp_bytes, problem{in, out, exclusive}, shape, stream,
-                                in != nullptr && out != nullptr);
-}
-
-template <class T, class Out>
-cudaError_t sum_scan(const T* in, Out* out, Shape3 shape, bool exclusive, cudaStream_t stream) {
-  using problem = typename sum_entry<T, Out>::problem;
-  return dispatch<problem>::run(problem{in, out, exclusive}, shape, stream, in != nullptr && out != nullptr);
+  return run(temp, problem{in, out, exclusive}, shape, stream, in != nullptr && out != nullptr);
 }
 
 }  // namespace detail
@@ -43,26 +36,26 @@ cudaError_t sum_scan(const T* in, Out* out, Shape3 shape, bool exclusive, cudaSt
 template <class T, class Out = T>
 cudaError_t cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 shape,
                    cudaStream_t stream = nullptr) {
-  return detail::sum_scan(d_temp, temp_bytes, in, out, shape, false, stream);
+  return detail::sum_scan(detail::caller_temp{d_temp, temp_bytes}, in, out, shape, false, stream);
 }
 
 //! Exclusive cumulative sum: out[i] is the sum of the row before i (0 at each row start).
 template <class T, class Out = T>
 cudaError_t exclusive_cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 shape,
                              cudaStream_t stream = nullptr) {
-  return detail::sum_scan(d_temp, temp_bytes, in, out, shape, true, stream);
+  return detail::sum_scan(detail::caller_temp{d_temp, temp_bytes}, in, out, shape, true, stream);
 }
 
 //! cumsum with stream-ordered temp storage.
 template <class T, class Out = T>
 cudaError_t cumsum(const T* in, Out* out, Shape3 shape, cudaStream_t stream = nullptr) {
-  return detail::sum_scan(in, out, shape, false, stream);
+  return detail::sum_scan(detail::stream_temp{}, in, out, shape, false, stream);
 }
 
 //! exclusive_cumsum with stream-ordered temp storage.
 template <class T, class Out = T>
 cudaError_t exclusive_cumsum(const T* in, Out* out, Shape3 shape, cudaStream_t stream = nullptr) {
-  return detail::sum_scan(in, out, shape, true, stream);
+  return detail::sum_scan(detail::stream_temp{}, in, out, shape, true, stream);
 }
 
 FASTSCAN_NAMESPACE_END

@@ -2,8 +2,8 @@
 //! Inclusive scan with any associative operator along an axis.
 #pragma once
 
-#include <fastscan/detail/dispatch.cuh>
-#include <fastscan/detail/problems.cuh>
+#include <fastscan/dispatch/dispatch.cuh>
+#include <fastscan/problem/generic.cuh>
 #include <fastscan/shape.hpp>
 
 #include <iterator>
@@ -30,6 +30,16 @@ bool iterator_valid(const It& it) {
   }
 }
 
+//! The generic scan, with either kind of temp storage (dispatch.cuh).
+template <class Temp, class InIt, class OutIt, class Op>
+cudaError_t generic_scan(Temp temp, InIt in, OutIt out, Op op, Shape3 shape, cudaStream_t stream) {
+  static_assert(output_supported<InIt, OutIt>::value,
+                "fastscan::inclusive_scan writes through a random-access output iterator whose elements take the "
+                "input iterator's value type");
+  using problem = generic_problem<InIt, OutIt, Op>;
+  return run(temp, problem{in, out, op}, shape, stream, iterator_valid(in) && iterator_valid(out));
+}
+
 }  // namespace detail
 
 //! Inclusive scan of `in` (any random-access input iterator) into `out` along `len` of `shape` with
@@ -45,23 +55,13 @@ bool iterator_valid(const It& it) {
 template <class InIt, class OutIt, class Op>
 cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt in, OutIt out, Op op, Shape3 shape,
                            cudaStream_t stream = nullptr) {
-  static_assert(detail::output_supported<InIt, OutIt>::value,
-                "fastscan::inclusive_scan writes through a random-access output iterator whose elements take the "
-                "input iterator's value type");
-  using problem = detail::generic_problem<InIt, OutIt, Op>;
-  return detail::dispatch<problem>::run(d_temp, temp_bytes, problem{in, out, op}, shape, stream,
-                                        detail::iterator_valid(in) && detail::iterator_valid(out));
+  return detail::generic_scan(detail::caller_temp{d_temp, temp_bytes}, in, out, op, shape, stream);
 }
 
 //! inclusive_scan with stream-ordered temp storage.
 template <class InIt, class OutIt, class Op>
 cudaError_t inclusive_scan(InIt in, OutIt out, Op op, Shape3 shape, cudaStream_t stream = nullptr) {
-  static_assert(detail::output_supported<InIt, OutIt>::value,
-                "fastscan::inclusive_scan writes through a random-access output iterator whose elements take the "
-                "input iterator's value type");
-  using problem = detail::generic_problem<InIt, OutIt, Op>;
-  return detail::dispatch<problem>::run(problem{in, out, op}, shape, stream,
-                                        detail::iterator_valid(in) && detail::iterator_valid(out));
+  return detail::generic_scan(detail::stream_temp{}, in, out, op, shape, stream);
 }
 
 FASTSCAN_NAMESPACE_END

@@ -7,6 +7,5 @@
 #include <fastscan/cumsum.cuh>
 #include <fastscan/inclusive_scan.cuh>
 #include <fastscan/ops/value_index.cuh>
-#include <fastscan/plan/plan.hpp>
 #include <fastscan/shape.hpp>
 #include <fastscan/warp/warp_scan.cuh>

@@ -1,19 +1,20 @@
 //! \file row_scan.cuh
 //! The row kernel: scans along the contiguous axis ([outer, len, 1]) in one pass.
 //!
-//! The rows are segments of one flat array of outer * len elements whose heads sit at multiples of
-//! `len`. Tiles of `blockDim.x * ITEMS` consecutive elements cover that array whatever the row
-//! length, so [1, 2^28], [8, 2^22] and [2^20, 64] are the same kernel: a segmented block scan per
-//! tile, and a decoupled look-back that stops at the nearest tile holding a row head. No keys are
-//! loaded; heads are computed from positions.
+//! The rows are segments of one flat array of outer * len elements. Tiles of `blockDim.x * ITEMS`
+//! consecutive elements cover that array whatever the segment length, so [1, 2^28], [8, 2^22] and
+//! [2^20, 64] are the same kernel: a segmented block scan per tile, and a decoupled look-back that
+//! stops at the nearest tile holding a segment head. Where the heads are is the Heads policy's
+//! (positional_heads: multiples of `len`); a tile runs in named stages (row_tile::run): prefetch,
+//! load, reduce, block scan with the look-back, form and store.
 #pragma once
 
 #include <fastscan/block/block_scan.cuh>
 #include <fastscan/detail/divisor.cuh>
-#include <fastscan/detail/problems.cuh>
+#include <fastscan/detail/layout.hpp>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/device/tile_state.cuh>
-#include <fastscan/plan/policy.hpp>
+#include <fastscan/problem/contract.cuh>
 #include <fastscan/warp/warp_exchange.cuh>
 
 FASTSCAN_NAMESPACE_BEGIN
@@ -21,8 +22,6 @@ namespace detail {
 
 struct row_scan_params {
   std::int64_t numel;       //!< outer * len
-  std::int64_t len;         //!< row length (> 0)
-  divisor by_len;           //!< len as a divisor
   std::int64_t tile_items;  //!< blockDim.x * ITEMS
   std::int64_t num_tiles;
   bool lookback;            //!< false when every tile starts at a row head (or there is one tile)
@@ -35,7 +34,7 @@ struct row_scan_params {
 
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
 //! precedes its first element (none when the tile starts at a row head).
-template <bool Exact, class Acc, class Op>
+template <bool Exact, class Lookback, class Acc, class Op>
 struct row_tile_prefix {
   tile_state<Acc> state;
   std::int64_t tile;
@@ -55,7 +54,7 @@ struct row_tile_prefix {
     if (starts_at_head) {
       return false;
     }
-    const Acc before = state.template exclusive_prefix<Exact>(tile, op);
+    const Acc before = state.template exclusive_prefix<Exact, Lookback>(tile, op);
     if (lane == 0 && !total.head) {
       state.publish(tile, op(before, total.value), tile_prefix);
     }
@@ -107,7 +106,7 @@ struct staged_items {
 //! - Whole (a thread with all ITEMS items, none of them a head to check): one 16-byte unit at a
 //!   time, loaded as a Buffer<16 / sizeof(T)> (and stored back when WriteBack), all fast;
 //! - otherwise item by item in place, each checked against `count`, none fast.
-//! Rows of more than policy::row_unrolled_items_max items (1- and 2-byte types at 256 bytes per
+//! Rows of more than UnrolledMax items (1- and 2-byte types at 256 bytes per
 //! thread) always go unit by unit in a loop that is not unrolled, so registers hold one unit
 //! (unrolled, 128 uint8 items spilled 858 bytes); there each unit is fast when unit_fast(u) says
 //! so (all of its items in range and no head among them), so a thread with a row head pays the
@@ -116,11 +115,11 @@ struct staged_items {
 //! per-unit checks: uint8 sums [16384, 4096] 128 -> 66 us, [262144, 256] 113 -> 51, [1048576, 64]
 //! 113 -> 62 (1-D 2^26: 57 -> 55); int16 [16384, 4096] 132 -> 81; half 145 -> 91; int32 / int64
 //! rows (unrolled) unchanged.
-template <int ITEMS, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit, class UnitFast,
-          class WholeUnit>
+template <int ITEMS, int UnrolledMax, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit,
+          class UnitFast, class WholeUnit>
 FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&& unit_fast, WholeUnit&& whole_unit) {
   constexpr int per = static_cast<int>(16 / sizeof(T));
-  constexpr bool rolled = ITEMS > policy::row_unrolled_items_max;
+  constexpr bool rolled = ITEMS > UnrolledMax;
   using unit_t = Buffer<per>;
   static_assert(sizeof(unit_t) == 16 && ITEMS % per == 0, "a row is read in whole 16-byte units");
   if constexpr (rolled || Whole) {
@@ -160,52 +159,120 @@ FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&
   }
 }
 
-template <int ITEMS, bool Exact, class Problem>
-FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p, std::int64_t tile,
-                                   unsigned char* smem) {
+//! Segment heads at multiples of `len` (the rows of an [outer, len] array), computed from
+//! positions: no keys are loaded. A heads policy tells a tile whether it starts a segment and a
+//! thread where the heads among its items are (thread_heads); device/README in ARCHITECTURE.md
+//! says how a policy that compares keys, or one with a carry per row, plugs in.
+struct positional_heads {
+  std::int64_t len;  //!< segment length (> 0)
+  divisor by_len;
+  //! One thread's heads: the first at `first` (ITEMS when none), then `next(head)`; pos0 is the
+  //! first item's position within its segment.
+  struct thread_heads {
+    std::int64_t pos0;
+    int first;
+    int spacing;
+    FASTSCAN_DEVICE int next(int head) const { return head + spacing; }
+  };
+  template <int ITEMS>
+  FASTSCAN_DEVICE thread_heads at(std::int64_t first, int count) const {
+    const std::int64_t pos0 = count > 0 ? by_len.mod(first) : 0;
+    const int head = pos0 == 0 ? 0 : (len - pos0 < ITEMS ? static_cast<int>(len - pos0) : ITEMS);
+    return {pos0, head, len < ITEMS ? static_cast<int>(len) : ITEMS};
+  }
+  FASTSCAN_DEVICE bool starts_segment(std::int64_t position) const { return by_len.mod(position) == 0; }
+};
+
+//! One row tile, stage by stage. Policy: items, exact, unrolled_items_max, lookback_policy
+//! (plan/kernel_policy.hpp); Heads: where segments start (positional_heads).
+template <class Policy, class Problem, class Heads>
+struct row_tile {
   using input_t = typename Problem::input_t;
   using acc_t = typename Problem::acc_t;
   using op_t = typename Problem::op_t;
   using item_t = flagged<acc_t>;
-  constexpr bool in_place = rows_in_place<Problem>;
+  static constexpr int ITEMS = Policy::items;
+  static constexpr int unrolled = Policy::unrolled_items_max;
+  static constexpr bool in_place = rows_in_place<Problem>;
   using slices = row_slices<Problem, ITEMS>;
   using side_item_t = typename slices::side_item_t;
-  const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid & 31;
-  const std::int64_t tile_base = tile * p.tile_items;
-  const std::int64_t first = tile_base + static_cast<std::int64_t>(tid) * ITEMS;
-  const std::int64_t left = p.numel - first;
-  const int count = left <= 0 ? 0 : (left >= ITEMS ? ITEMS : static_cast<int>(left));
-  // A warp whose whole run is in range moves it with coalesced accesses through shared memory.
-  const bool warp_full = first - lane * ITEMS + 32 * ITEMS <= p.numel;
-  const std::size_t scan_bytes = (block_scan<item_t>::storage_bytes(static_cast<int>(blockDim.x), 1) + 15) / 16 * 16;
   using xchg = typename slices::in;
-  uint4* const exchange = reinterpret_cast<uint4*>(smem + scan_bytes) + (tid >> 5) * (slices::warp_bytes / 16);
-  uint4* const side_exchange = exchange + slices::in_bytes / 16;
-  if (p.prefetch_tiles > 0 && first + p.prefetch_tiles * p.tile_items < p.numel) {
-    prefetch_l2(prob.in + (first + p.prefetch_tiles * p.tile_items));
-  }
-  auto coalesced = [&](const auto* thread_ptr) {
-    return warp_full && reinterpret_cast<std::uintptr_t>(thread_ptr - lane * ITEMS) % 16 == 0;
-  };
+  using in_buffers = staged_items<input_t>;
+  using buffer_t = typename Problem::template buffer<ITEMS>;
+  static constexpr int unit_items = static_cast<int>(16 / sizeof(input_t));
+  static constexpr bool unit_sums = has_unit_sums<Problem>::value;
 
-  // The tile stays in shared memory (this thread's items at `items`) until the outputs are formed,
-  // so no registers hold it across the block scan and the look-back.
-  bool staged = false;
-  if constexpr (std::is_pointer_v<decltype(prob.in)>) {
-    if (coalesced(prob.in + first)) {
-      // Rows formed in place hold no registers per item, so they run more blocks per SM
-      // (row_kernel_bounds) and stage without registers too.
-      warp_stage_units<xchg::units, in_place>(prob.in + (first - lane * ITEMS), exchange);
-      staged = true;
+  const Problem& prob;
+  const row_scan_params& p;
+  const Heads& heads;
+  const std::int64_t tile;
+  unsigned char* const smem;
+  const int lane;
+  const std::int64_t tile_base;
+  const std::int64_t first;  //!< the thread's first element
+  const int count;           //!< its items in range
+  const bool warp_full;      //!< the warp's whole run is in range
+  uint4* const exchange;
+  uint4* const side_exchange;
+  input_t* const items;  //!< the thread's staged items (outputs of the input type formed in place)
+  side_item_t* const side_items;
+  typename Heads::thread_heads h{};
+  bool plain = false;  //!< no head among the thread's items
+  item_t total{acc_t{}, true};
+  item_t before{};
+  bool has_before = false;
+
+  FASTSCAN_DEVICE row_tile(const Problem& prob_, const row_scan_params& p_, const Heads& heads_, std::int64_t tile_,
+                           unsigned char* smem_)
+      : prob(prob_), p(p_), heads(heads_), tile(tile_), smem(smem_), lane(static_cast<int>(threadIdx.x) & 31),
+        tile_base(tile_ * p_.tile_items), first(tile_base + static_cast<std::int64_t>(threadIdx.x) * ITEMS),
+        count(p_.numel - first <= 0 ? 0 : (p_.numel - first >= ITEMS ? ITEMS : static_cast<int>(p_.numel - first))),
+        warp_full(first - lane * ITEMS + 32 * ITEMS <= p_.numel),
+        exchange(reinterpret_cast<uint4*>(
+                     smem_ + row_smem(static_cast<int>(blockDim.x), sizeof(item_t), slices::warp_bytes).exchange) +
+                 (threadIdx.x >> 5) * (slices::warp_bytes / 16)),
+        side_exchange(exchange + slices::in_bytes / 16),
+        items(unit_row<input_t, xchg::units>(exchange, lane)),
+        side_items(unit_row<side_item_t, slices::side::units>(side_exchange, lane)) {}
+
+  FASTSCAN_DEVICE void run() {
+    prefetch_ahead();
+    load();
+    h = heads.template at<ITEMS>(first, count);
+    plain = h.first >= count;
+    reduce();
+    scan();
+    buffer_t out;  // (unused, and optimised away, when outputs are formed in place)
+    if (plain && has_before && count == ITEMS) {
+      form<true>(out);
+    } else {
+      form<false>(out);
+    }
+    store(out);
+  }
+
+  //! A warp run whose addresses are 16-byte aligned moves through shared memory, coalesced.
+  template <class Ptr>
+  FASTSCAN_DEVICE bool coalesced(Ptr thread_ptr) const {
+    return warp_full && reinterpret_cast<std::uintptr_t>(thread_ptr - lane * ITEMS) % 16 == 0;
+  }
+
+  FASTSCAN_DEVICE void prefetch_ahead() const {
+    if (p.prefetch_tiles > 0 && first + p.prefetch_tiles * p.tile_items < p.numel) {
+      prefetch_l2(prob.in + (first + p.prefetch_tiles * p.tile_items));
     }
   }
-  input_t* const items = unit_row<input_t, xchg::units>(exchange, lane);
-  side_item_t* const side_items = unit_row<side_item_t, slices::side::units>(side_exchange, lane);
-  if (!staged) {
-    // In runs of at most 128 bytes and 32 items (a register each), so a long row of items never
-    // sits in registers at once (runs of 64 narrow items set the kernel's register demand: 162
-    // registers uncapped for int8 / int16 / half sums, 130 at 32 items; ptxas, sm_90).
+
+  //! The tile stays in shared memory until the outputs are formed, so no registers hold it across
+  //! the block scan and the look-back: staged as the warp's run (cp.async for rows formed in place,
+  //! which hold no registers per item), or loaded directly in runs of at most 128 bytes and 32 items.
+  FASTSCAN_DEVICE void load() {
+    if constexpr (std::is_pointer_v<decltype(prob.in)>) {
+      if (coalesced(prob.in + first)) {
+        warp_stage_units<xchg::units, in_place>(prob.in + (first - lane * ITEMS), exchange);
+        return;
+      }
+    }
     constexpr int run_max = 128 / sizeof(input_t) < 32 ? static_cast<int>(128 / sizeof(input_t)) : 32;
     constexpr int run = ITEMS > run_max ? run_max : ITEMS;
 #pragma unroll
@@ -219,23 +286,19 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
     }
   }
 
-  // Row heads among this thread's items: the first at `first_head` (ITEMS when none), then every
-  // `len` items. Most threads have none and take the plain path.
-  const std::int64_t row_pos0 = count > 0 ? p.by_len.mod(first) : 0;
-  const int first_head = row_pos0 == 0 ? 0 : (p.len - row_pos0 < ITEMS ? static_cast<int>(p.len - row_pos0) : ITEMS);
-  const int spacing = p.len < ITEMS ? static_cast<int>(p.len) : ITEMS;
-  const bool plain = first_head >= count;
-  const segmented_op<op_t> seg{prob.op};
-
-  item_t total{acc_t{}, true};
-  using in_buffers = staged_items<input_t>;
-  constexpr int unit_items = static_cast<int>(16 / sizeof(input_t));
-  constexpr bool unit_sums = has_unit_sums<Problem>::value;
-  if (plain && count == ITEMS) {
-    for_each_item<ITEMS, in_buffers::template buffer, false, true>(
+  //! The thread's total, flagged when a head lies among its items.
+  FASTSCAN_DEVICE void reduce() {
+    if (plain && count == ITEMS) {
+      reduce_plain();
+    } else {
+      reduce_checked();
+    }
+  }
+  FASTSCAN_DEVICE void reduce_plain() {
+    for_each_item<ITEMS, unrolled, in_buffers::template buffer, false, true>(
         items, count,
         [&](const auto& b, int slot, int i, auto) {
-          const acc_t e = prob.lift(b.v[slot], row_pos0 + i);
+          const acc_t e = prob.lift(b.v[slot], h.pos0 + i);
           total = i == 0 ? item_t{e, false} : item_t{prob.op(total.value, e), false};
         },
         [](int) { return true; },
@@ -246,17 +309,19 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
           }
           return unit_sums;
         });
-  } else {
-    int next_head = first_head;
-    std::int64_t r = row_pos0;
-    for_each_item<ITEMS, in_buffers::template buffer, false, false>(
+  }
+  FASTSCAN_DEVICE void reduce_checked() {
+    const segmented_op<op_t> seg{prob.op};
+    int next_head = h.first;
+    std::int64_t r = h.pos0;
+    for_each_item<ITEMS, unrolled, in_buffers::template buffer, false, false>(
         items, count,
         [&](const auto& b, int slot, int i, auto fast) {
           // (Fast: a unit after the first, in range, with no head.)
           const bool head = !decltype(fast)::value && i == next_head;
           if (head) {
             r = 0;
-            next_head += spacing;
+            next_head = h.next(next_head);
           }
           const item_t e{prob.lift(b.v[slot], r), head};
           if constexpr (decltype(fast)::value) {
@@ -276,89 +341,73 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
         });
   }
 
-  block_scan<item_t> scan(smem, static_cast<int>(blockDim.x), 1);
-  row_tile_prefix<Exact, acc_t, op_t> hook{{static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns},
-                                           tile,
-                                           p.by_len.mod(tile_base) == 0,
-                                           p.lookback,
-                                           prob.op};
-  item_t before;
-  const bool has_before = scan.exclusive_scan(total, before, seg, hook);
+  //! The block's segmented scan of the thread totals, its prefix from the look-back.
+  FASTSCAN_DEVICE void scan() {
+    const segmented_op<op_t> seg{prob.op};
+    block_scan<item_t> block(smem, static_cast<int>(blockDim.x), 1);
+    row_tile_prefix<Policy::exact, typename Policy::lookback_policy, acc_t, op_t> hook{
+        {static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns},
+        tile,
+        heads.starts_segment(tile_base),
+        p.lookback,
+        prob.op};
+    has_before = block.exclusive_scan(total, before, seg, hook);
+  }
 
-  // Outputs of the inputs' type (sums into the same type, generic scans, the extremes of cummax) are
-  // formed in place of the thread's staged items, a second output (the extremes' indices) in the
-  // side row, so no output buffer holds registers; others are buffered.
-  using buffer_t = typename Problem::template buffer<ITEMS>;
-  auto form_and_store = [&](buffer_t& out) {
-    // Forms the outputs: Whole for a thread with all ITEMS items, none of them a row head, after an
-    // earlier element of its row (most threads), without the checks for heads and bounds.
-    auto form_all = [&](auto whole) {
-      constexpr bool Whole = decltype(whole)::value;
-      acc_t running = before.value;
-      bool has_running = has_before;
-      int next_head = plain ? ITEMS : first_head;
-      std::int64_t r = row_pos0;
-      // Forms item i's output from x, into `b` at `slot`; fast: no head or missing prefix to check.
-      auto form = [&](auto& b, int slot, int i, const input_t x, auto fast) {
-        constexpr bool Fast = decltype(fast)::value;
-        if constexpr (!Fast) {
-          if (i == next_head) {
-            r = 0;
-            next_head += spacing;
-            has_running = false;
-          }
+  //! Forms the outputs: in place of the staged items when they have the input type (a second
+  //! output in the side row), else into `out`. Whole: a thread with all its items, none of them a
+  //! head, after an earlier element of its segment (most threads), without checks.
+  template <bool Whole>
+  FASTSCAN_DEVICE void form(buffer_t& out) {
+    acc_t running = before.value;
+    bool has_running = has_before;
+    int next_head = plain ? ITEMS : h.first;
+    std::int64_t r = h.pos0;
+    auto form_one = [&](auto& b, int slot, int i, const input_t x, auto fast) {
+      if constexpr (!decltype(fast)::value) {
+        if (i == next_head) {
+          r = 0;
+          next_head = h.next(next_head);
+          has_running = false;
         }
-        const acc_t e = prob.lift(x, r);
-        const acc_t previous = running;
-        const bool had = Fast || has_running;
-        running = had ? prob.op(running, e) : e;
-        if constexpr (in_place) {
-          b.v[slot] = prob.output(running, previous, had);
-          if constexpr (slices::has_side) {
-            side_items[i] = prob.side(running);
-          }
-        } else {
-          prob.put(b, slot, running, previous, had);
-        }
-        has_running = true;
-        ++r;
-      };
-      auto unit_fast = [&](int u) { return has_running && u + unit_items <= count && next_head >= u + unit_items; };
-      if constexpr (in_place) {
-        for_each_item<ITEMS, in_buffers::template buffer, true, Whole>(
-            items, count, [&](auto& b, int slot, int i, auto fast) { form(b, slot, i, b.v[slot], fast); }, unit_fast,
-            [&](auto& b, int) {
-              if constexpr (unit_sums) {
-                running = prob.scan_unit(b, running);
-                r += unit_items;
-              }
-              return unit_sums;
-            });
-      } else {
-        for_each_item<ITEMS, in_buffers::template buffer, false, Whole>(
-            items, count, [&](const auto& b, int slot, int i, auto fast) { form(out, i, i, b.v[slot], fast); }, unit_fast,
-            [](const auto&, int) { return false; });
       }
-    };
-    if (plain && has_before && count == ITEMS) {
-      form_all(std::true_type{});
-    } else {
-      form_all(std::false_type{});
-    }
-    if constexpr (in_place) {
-      // Each output row leaves from its unit rows: as they are, to a pointer to their type; element
-      // by element, converted, to any other output.
-      auto leave = [&](auto thread_out, auto* row, uint4* slice) {
-        using value_t = std::remove_pointer_t<decltype(row)>;
-        constexpr int units = row_exchange<value_t, ITEMS>::units;
-        if constexpr (is_pointer_to_v<decltype(thread_out), value_t>) {
-          if (coalesced(thread_out)) {
-            warp_unstage_units<units>(thread_out - lane * ITEMS, slice);
-            return;
-          }
+      const acc_t e = prob.lift(x, r);
+      const acc_t previous = running;
+      const bool had = decltype(fast)::value || has_running;
+      running = had ? prob.op(running, e) : e;
+      if constexpr (in_place) {
+        b.v[slot] = prob.output(running, previous, had);
+        if constexpr (slices::has_side) {
+          side_items[i] = prob.side(running);
         }
-        store_run<ITEMS>(thread_out, *reinterpret_cast<const value_t(*)[ITEMS]>(row), count);  // (any output iterator)
-      };
+      } else {
+        prob.put(b, slot, running, previous, had);
+      }
+      has_running = true;
+      ++r;
+    };
+    auto unit_fast = [&](int u) { return has_running && u + unit_items <= count && next_head >= u + unit_items; };
+    if constexpr (in_place) {
+      for_each_item<ITEMS, unrolled, in_buffers::template buffer, true, Whole>(
+          items, count, [&](auto& b, int slot, int i, auto fast) { form_one(b, slot, i, b.v[slot], fast); }, unit_fast,
+          [&](auto& b, int) {
+            if constexpr (unit_sums) {
+              running = prob.scan_unit(b, running);
+              r += unit_items;
+            }
+            return unit_sums;
+          });
+    } else {
+      for_each_item<ITEMS, unrolled, in_buffers::template buffer, false, Whole>(
+          items, count, [&](const auto& b, int slot, int i, auto fast) { form_one(out, i, i, b.v[slot], fast); },
+          unit_fast, [](const auto&, int) { return false; });
+    }
+  }
+
+  //! Outputs formed in place leave from their unit rows (as they are to a pointer to their type,
+  //! element by element to any other output); buffered ones through the exchange slice.
+  FASTSCAN_DEVICE void store(const buffer_t& out) {
+    if constexpr (in_place) {
       leave(prob.out + first, items, exchange);
       if constexpr (slices::has_side) {
         leave(prob.side_out + first, side_items, side_exchange);
@@ -375,21 +424,27 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
         store_run<ITEMS>(thread_out, values, n);  // (any output iterator)
       });
     }
-  };
-  buffer_t out;  // (unused, and optimised away, when outputs are formed in place)
-  form_and_store(out);
-}
-
-//! The row kernel's launch bounds for a problem (policy::row_kernel_bounds).
-template <bool Exact, class Problem>
-constexpr policy::kernel_bounds row_bounds =
-    policy::row_kernel_bounds(rows_in_place<Problem>, sizeof(typename Problem::input_t), Exact, sizeof(typename Problem::acc_t));
+  }
+  template <class Out, class Value>
+  FASTSCAN_DEVICE void leave(Out thread_out, Value* row, uint4* slice) const {
+    constexpr int units = row_exchange<Value, ITEMS>::units;
+    if constexpr (is_pointer_to_v<Out, Value>) {
+      if (coalesced(thread_out)) {
+        warp_unstage_units<units>(thread_out - lane * ITEMS, slice);
+        return;
+      }
+    }
+    store_run<ITEMS>(thread_out, *reinterpret_cast<const Value(*)[ITEMS]>(row), count);  // (any output iterator)
+  }
+};
 
 //! One block scans tiles as for_each_tile hands them out.
-template <int ITEMS, bool Exact, class Problem>
-FASTSCAN_KERNEL __launch_bounds__(row_bounds<Exact, Problem>.threads, row_bounds<Exact, Problem>.min_blocks_per_sm) void row_scan_kernel(Problem prob, row_scan_params p) {
+template <class Policy, class Problem, class Heads>
+FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
+                                                                                            Heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile<true>(p.tile_counter, p.num_tiles, [&](std::int64_t tile) { row_scan_tile<ITEMS, Exact>(prob, p, tile, smem); });
+  for_each_tile<true>(p.tile_counter, p.num_tiles,
+                      [&](std::int64_t tile) { row_tile<Policy, Problem, Heads>(prob, p, heads, tile, smem).run(); });
 }
 
 }  // namespace detail

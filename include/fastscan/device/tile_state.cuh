@@ -21,7 +21,6 @@
 #pragma once
 
 #include <fastscan/ops/value_index.cuh>
-#include <fastscan/plan/policy.hpp>
 #include <fastscan/warp/warp_scan.cuh>
 
 #include <cstring>
@@ -59,6 +58,107 @@ FASTSCAN_DEVICE int warp_min(int v) {
   return v;
 #endif
 }
+
+//! The lanes of a look-back warp over `cols` channels: lane l serves channel l % cols in window
+//! group l / cols (groups = 32 / cols groups, the newest last).
+struct lookback_lanes {
+  int cols, col_log2, c, groups, g;
+  unsigned channel_lanes;  //!< lanes of channel 0; channel c's are these shifted by c
+  FASTSCAN_DEVICE explicit lookback_lanes(int cols_) : cols(cols_) {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    col_log2 = __ffs(cols) - 1;  // shifts: a runtime division is dozens of instructions
+    c = lane & (cols - 1);
+    groups = 32 >> col_log2;
+    g = lane >> col_log2;
+    channel_lanes = 0u;
+    for (int i = 0; i < 32; i += cols) {
+      channel_lanes |= 1u << i;
+    }
+  }
+  //! The newest group of this lane's channel whose tile holds a prefix (-1: none).
+  FASTSCAN_DEVICE int nearest_prefix(unsigned prefixes) const {
+    const unsigned mine = (prefixes >> c) & channel_lanes;
+    return mine != 0u ? (31 - __clz(static_cast<int>(mine))) >> col_log2 : -1;
+  }
+  FASTSCAN_DEVICE int lane_of(int group) const { return group * cols + c; }
+};
+
+//! The fold of an exactly associative look-back: a segmented scan down each channel's groups (the
+//! last group then holds the fold from the nearest prefix, or of the whole window), windows folded
+//! newest first.
+template <class Acc, class Op>
+struct exact_walk {
+  static constexpr int kept_windows = 0;
+  Op op;
+  Acc later{};
+  Acc result{};
+  bool have_later = false;
+  bool done = false;
+  FASTSCAN_DEVICE void fold(const Acc& v, int p, int, const lookback_lanes& l, bool) {
+    const flagged<Acc> f =
+        warp_strided_inclusive_scan(flagged<Acc>{v, l.g == p}, segmented_op<Op>{op}, l.cols);
+    const Acc acc = shuffle_idx(f.value, l.lane_of(l.groups - 1));
+    if (done) {
+      return;
+    }
+    if (p >= 0) {
+      result = have_later ? op(acc, later) : acc;
+      done = true;
+    } else {
+      later = have_later ? op(acc, later) : acc;
+      have_later = true;
+    }
+  }
+};
+
+//! The fold of an ordered look-back: strictly left from the nearest prefix through every aggregate
+//! after it, the windows walked before (kept, up to Kept of them) last. The operator only ever sees
+//! published values: a window without this channel's prefix is kept, not folded.
+template <class Acc, class Op, int Kept>
+struct ordered_walk {
+  static constexpr int kept_windows = Kept;
+  Op op;
+  Acc kept[Kept > 0 ? Kept : 1];  //!< windows walked without a prefix, the last walked first
+  Acc result{};
+  bool done = false;
+  //! Column tiles (several channels) start at the oldest prefix any of the warp's channels found:
+  //! the groups before it add nothing to any lane.
+  FASTSCAN_DEVICE void fold(const Acc& v, int p, int walked, const lookback_lanes& l, bool columns) {
+    Acc acc{};
+    const int from = columns ? warp_min(p >= 0 ? p : l.groups) : 0;
+    for (int j = from; j < l.groups; ++j) {
+      const Acc x = shuffle_idx(v, l.lane_of(j));
+      if (j == p) {
+        acc = x;
+      } else if (p >= 0 && j > p) {
+        acc = op(acc, x);
+      }
+    }
+    // (`walked` is the same on every lane, so the shuffles are the whole warp's.)
+#pragma unroll
+    for (int k = 0; k < Kept; ++k) {
+      if (k < walked) {
+        for (int j = 0; j < l.groups; ++j) {
+          const Acc x = shuffle_idx(kept[k], l.lane_of(j));
+          if (p >= 0) {
+            acc = op(acc, x);
+          }
+        }
+      }
+    }
+    if (!done && p >= 0) {
+      result = acc;
+      done = true;
+    }
+#pragma unroll
+    for (int k = Kept - 1; k > 0; --k) {
+      kept[k] = kept[k - 1];
+    }
+    if constexpr (Kept > 0) {
+      kept[0] = v;
+    }
+  }
+};
 
 //! The look-back state: `tile_parts<Acc>` words per tile and channel, tagged with the call's tag.
 template <class Acc>
@@ -114,6 +214,29 @@ struct tile_state {
     return v;
   }
 
+  //! Polls one window until it is ready: every lane's predecessor published (and, for ordered
+  //! folds that must find a prefix in this window, every channel sees one). Returns the ballot of
+  //! lanes whose predecessor holds a prefix; the lane's words are in `w`.
+  template <bool Exact, class Lookback>
+  FASTSCAN_DEVICE unsigned poll_window(std::int64_t pred, const lookback_lanes& l, int channels, int first_channel,
+                                       bool done, bool need_prefix, words& w) const {
+    unsigned s = tile_prefix;
+    for (;;) {
+      if (pred >= 0 && !done) {
+        s = read(pred, channels, first_channel + l.c, w);
+      }
+      const unsigned prefixes = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
+      bool ready = s != tile_empty;
+      if constexpr (!Exact) {
+        ready = ready && (done || !need_prefix || ((prefixes >> l.c) & l.channel_lanes) != 0u);
+      }
+      if (__all_sync(full_warp_mask, ready)) {
+        return prefixes;
+      }
+      __nanosleep(Lookback::retry_ns);
+    }
+  }
+
   //! Warp-collective look-back over `cols` channels at once (a power of two, at most 32; 1 for a
   //! flat array): channels first_channel ... first_channel + cols - 1 of tiles that hold `channels`
   //! each. Lane l serves channel first_channel + l % cols, and in each window of 32 / cols
@@ -121,109 +244,26 @@ struct tile_state {
   //! `stride` tiles apart (1 along a flat array, one round of chains for the column kernel). Every
   //! lane returns the fold of its channel from the nearest published prefix up to the tile's
   //! predecessor. Exact operators may walk any number of windows back, folding whole windows of
-  //! aggregates; other operators walk at most policy::lookback_ordered_windows (waiting in the last
-  //! until every channel sees a prefix there) and fold strictly left from the prefix through every
-  //! aggregate after it, so the result is the same left fold of all aggregates whichever prefix was
-  //! found. The first tile of every chain must publish a prefix.
-  template <bool Exact, class Op>
+  //! aggregates (exact_walk); other operators walk at most Lookback::ordered_windows, waiting in the
+  //! last until every channel sees a prefix there, and fold strictly left (ordered_walk), so the
+  //! result is the same left fold of all aggregates whichever prefix was found. The first tile of
+  //! every chain must publish a prefix.
+  template <bool Exact, class Lookback, class Op>
   FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
                                        int channels = 1, int first_channel = 0) const {
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int col_log2 = __ffs(cols) - 1;  // shifts: a runtime division is dozens of instructions
-    const int c = lane & (cols - 1);
-    const int groups = 32 >> col_log2;
-    const int g = lane >> col_log2;
-    unsigned channel_lanes = 0u;  // lanes of channel 0; channel c's are these shifted by c
-    for (int i = 0; i < 32; i += cols) {
-      channel_lanes |= 1u << i;
-    }
-    constexpr int kept_windows = Exact ? 0 : policy::lookback_ordered_windows - 1;
-    Acc kept[kept_windows > 0 ? kept_windows : 1];  // (not exact) windows walked without a prefix, the last walked first
-    Acc later{};
-    Acc result{};
-    bool have_later = false;
-    bool done = false;
+    const lookback_lanes l(cols);
+    using walk_t = std::conditional_t<Exact, exact_walk<Acc, Op>, ordered_walk<Acc, Op, Lookback::ordered_windows - 1>>;
+    walk_t walk{op};
     if (first_poll_ns > 0) {
       __nanosleep(first_poll_ns);
     }
-    for (std::int64_t newest = tile - stride, walked = 0;; newest -= groups * stride, ++walked) {
-      const std::int64_t pred = newest - (groups - 1 - g) * stride;
+    for (std::int64_t newest = tile - stride, walked = 0;; newest -= l.groups * stride, ++walked) {
       words w{};
-      unsigned s = tile_prefix;
-      unsigned prefixes;
-      for (;;) {
-        if (pred >= 0 && !done) {
-          s = read(pred, channels, first_channel + c, w);
-        }
-        prefixes = __ballot_sync(full_warp_mask, s == tile_prefix && pred >= 0);
-        bool ready = s != tile_empty;
-        if constexpr (!Exact) {
-          ready = ready && (done || walked < kept_windows || ((prefixes >> c) & channel_lanes) != 0u);
-        }
-        if (__all_sync(full_warp_mask, ready)) {
-          break;
-        }
-        __nanosleep(policy::lookback_retry_ns);
-      }
-      const unsigned mine = (prefixes >> c) & channel_lanes;
-      const int p = mine != 0u ? (31 - __clz(static_cast<int>(mine))) >> col_log2 : -1;
-      const Acc v = value(w);
-      Acc acc{};
-      if constexpr (Exact) {
-        // Segmented scan down each channel's groups; the last group holds the fold from the
-        // nearest prefix (or from the oldest group when there is none).
-        const flagged<Acc> f = warp_strided_inclusive_scan(flagged<Acc>{v, g == p}, segmented_op<Op>{op}, cols);
-        acc = shuffle_idx(f.value, (groups - 1) * cols + c);
-      } else {
-        // (The operator only ever sees published values: a window without this channel's prefix
-        // is kept, not folded.)
-        // Column tiles (channels > 1) fold from the oldest prefix any of the warp's channels found:
-        // the groups before it add nothing to any lane (float32 cumsum [1, 2^24, 4] 293 -> 260 us,
-        // [1, 2^22, 16] 348 -> 340). Flat arrays fold every group: from the prefix, 1-D 2^26
-        // 158 -> 164 us and 2^28 596 -> 615 (unexplained; H200, probe, same run).
-        const int from = channels > 1 ? warp_min(p >= 0 ? p : groups) : 0;
-        for (int j = from; j < groups; ++j) {
-          const Acc x = shuffle_idx(v, j * cols + c);
-          if (j == p) {
-            acc = x;
-          } else if (p >= 0 && j > p) {
-            acc = op(acc, x);
-          }
-        }
-        // Then every aggregate of the windows walked before, oldest first (`walked` is the same on
-        // every lane, so the shuffles are the whole warp's).
-#pragma unroll
-        for (int k = 0; k < kept_windows; ++k) {
-          if (k < walked) {
-            for (int j = 0; j < groups; ++j) {
-              const Acc x = shuffle_idx(kept[k], j * cols + c);
-              if (p >= 0) {
-                acc = op(acc, x);
-              }
-            }
-          }
-        }
-        if (!done && p >= 0) {
-          result = acc;
-          done = true;
-        }
-#pragma unroll
-        for (int k = kept_windows - 1; k > 0; --k) {
-          kept[k] = kept[k - 1];
-        }
-        kept[0] = v;
-      }
-      if (Exact && !done) {
-        if (p >= 0) {
-          result = have_later ? op(acc, later) : acc;
-          done = true;
-        } else {
-          later = have_later ? op(acc, later) : acc;
-          have_later = true;
-        }
-      }
-      if (__all_sync(full_warp_mask, done)) {
-        return result;
+      const unsigned prefixes = poll_window<Exact, Lookback>(newest - (l.groups - 1 - l.g) * stride, l, channels,
+                                                             first_channel, walk.done, walked >= walk_t::kept_windows, w);
+      walk.fold(value(w), l.nearest_prefix(prefixes), static_cast<int>(walked), l, channels > 1);
+      if (__all_sync(full_warp_mask, walk.done)) {
+        return walk.result;
       }
     }
   }
@@ -240,7 +280,7 @@ struct tile_state {
   //! Tiles publish only aggregates in this state. `position`: the tile's index along its chain
   //! (tile = position * stride + chain). Returns whether the tile has a prefix (position > 0),
   //! and the prefix of channel first_channel + lane % cols in `prefix`.
-  template <class Op>
+  template <class Lookback, class Op>
   FASTSCAN_DEVICE bool grouped_exclusive_prefix(std::int64_t tile, std::int64_t position, std::int64_t stride,
                                                 const Acc& own, Op op, const tile_state& groups, int cols,
                                                 int channels, int first_channel, Acc& prefix) const {
@@ -263,7 +303,7 @@ struct tile_state {
         if (__all_sync(full_warp_mask, s != tile_empty)) {
           break;
         }
-        __nanosleep(policy::lookback_retry_ns);
+        __nanosleep(Lookback::retry_ns);
       }
       if (q < j) {
         x = value(w);
@@ -280,7 +320,7 @@ struct tile_state {
       prefix = before_in_group;
       return j > 0;
     }
-    const Acc before_group = groups.template exclusive_prefix<false>(group_entry, op, stride, cols, channels, first_channel);
+    const Acc before_group = groups.template exclusive_prefix<false, Lookback>(group_entry, op, stride, cols, channels, first_channel);
     if (last && lane < cols) {
       groups.publish(group_entry, op(before_group, whole), tile_prefix, channels, first_channel + c);
     }
@@ -295,12 +335,9 @@ struct tile_state {
 //! look back then need one block per tile, dispatched in block order as the hardware does (the
 //! assumption CUB's single-pass scan makes too).
 //!
-//! OneBody: one loop for both modes, so the tile body is compiled once; otherwise a loop per mode.
-//! Which compiles faster code depends on the kernel (H200, int64, same run): the one loop halves
-//! the row cummax kernel's SASS (240 -> 120 KB) and runs 1-D 2^24 cummax 203 -> 191 us and 4-row
-//! column sums [1, 4, 2^22] 100 -> 82 us, while the 8- and 16-row column kernels run 5 - 17 %
-//! slower with it ([4096, 64, 256] cumsum 283 -> 331 us). Rows and column kernels of at most
-//! policy::column_short_items rows take the one loop.
+//! OneBody: one loop for both modes, so the tile body is compiled once (half the code; faster for
+//! the row kernel and short column kernels); otherwise a loop per mode (faster for the 8- and
+//! 16-row column kernels; bench/NOTES.md).
 template <bool OneBody, class TileFn>
 FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num_tiles, TileFn&& tile_fn) {
   __shared__ std::int64_t next_tile;

@@ -31,10 +31,7 @@ struct value_index {
 //! sequential answer bit for bit.
 //!
 //! Which extreme and which tie rule are template arguments: with both known at compile time the
-//! item loops lose their operand selects and half their predicate logic (H200, same-run A/B of
-//! the kernels with runtime flags against fixed ones, int64 unless noted: [1, 65536] cummax 7.8 ->
-//! 6.9 us, [16384, 4096] 542 -> 472 us, [64, 4096, 256] 534 -> 493, int8 1-D 2^26 346 -> 296).
-//! `with_value_index_op` turns runtime choices into one of the four operators.
+//! item loops lose their operand selects and half their predicate logic.
 template <class T, Extreme E = Extreme::max, Tie Ti = Tie::last>
 struct value_index_op {
   static constexpr bool take_min = E == Extreme::min;
@@ -88,18 +85,6 @@ struct is_exactly_associative : std::bool_constant<std::is_integral_v<Acc>> {};
 
 template <class T, Extreme E, Tie Ti>
 struct is_exactly_associative<value_index_op<T, E, Ti>, value_index<T>> : std::true_type {};
-
-//! Calls `f(value_index_op<T, E, Ti>{})` for the runtime extreme `e` and tie rule `t`; every call
-//! returns the same type. Host code (the kernels take the operator as a template argument).
-template <class T, class F>
-decltype(auto) with_value_index_op(Extreme e, Tie t, F&& f) {
-  if (e == Extreme::max) {
-    return t == Tie::last ? f(value_index_op<T, Extreme::max, Tie::last>{})
-                          : f(value_index_op<T, Extreme::max, Tie::first>{});
-  }
-  return t == Tie::last ? f(value_index_op<T, Extreme::min, Tie::last>{})
-                        : f(value_index_op<T, Extreme::min, Tie::first>{});
-}
 
 namespace detail {
 

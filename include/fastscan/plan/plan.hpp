@@ -1,8 +1,10 @@
 //! \file plan.hpp
 //! The launch-config solver: (outer, len, inner, element sizes, device) -> plan. Host-only; every
-//! launch shape in fastscan comes from here.
+//! launch shape in fastscan comes from here. Internal (namespace detail): the entry points plan
+//! every call; the types below may change between versions.
 #pragma once
 
+#include <fastscan/detail/layout.hpp>
 #include <fastscan/plan/policy.hpp>
 #include <fastscan/shape.hpp>
 
@@ -12,6 +14,7 @@
 #include <limits>
 
 namespace FASTSCAN_NAMESPACE {
+namespace detail {
 
 //! What the solver needs to know of the device.
 struct device_limits {
@@ -64,12 +67,11 @@ struct plan {
   std::int64_t prefetch_tiles = 0;  //!< each tile prefetches into L2 the inputs of the tile this many
                                     //!< tiles later (0: none)
   unsigned first_poll_ns = 0;  //!< a tile's look-back sleeps this long before its first poll
+  int lookback_cols = 1;       //!< columns: columns each warp looks back for (lookback_cols_per_warp)
   Shape3 layout{0, 0, 0};      //!< the shape the kernels see (a len-1 scan is a copy: rows of 1)
   bool valid = true;           //!< false when the shape cannot be planned (see error)
   const char* error = nullptr;
 };
-
-namespace detail {
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 inline int next_pow2(std::int64_t v) {
@@ -79,238 +81,224 @@ inline int next_pow2(std::int64_t v) {
   }
   return p;
 }
-inline std::size_t align16(std::size_t v) { return (v + 15) / 16 * 16; }
-//! Tile state of a column plan: a channel per column of every tile. Plans whose look-back runs in
-//! tile groups (plan::lookback_groups) keep as much again for the groups (device/tile_state.cuh,
-//! grouped_exclusive_prefix).
-inline std::size_t column_tile_state_bytes(const plan& p, std::size_t word_bytes) {
-  return static_cast<std::size_t>(p.num_tiles) * static_cast<std::size_t>(p.tile_cols) * word_bytes;
-}
+constexpr std::int64_t max_numel = std::int64_t{1} << 62;
 
-//! Shared memory of the row kernel: the block scan (one flagged value per warp, one flag), then
-//! each warp's exchange slice.
-inline std::size_t row_smem_bytes(int threads, const scan_types& types) {
-  const auto warps = static_cast<std::size_t>(threads / 32);
-  const std::size_t slice = types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp
-                                                                  : types.exchange_bytes_per_warp;
-  return align16(warps * types.flagged_bytes) + 16 + warps * slice;
-}
-
-}  // namespace detail
-
-//! Solves the launch configuration of a scan along `len` of `shape`.
-//!
-//! Rows (inner == 1): tiles of threads * items consecutive elements; the block is halved from
-//! the kernel's (policy::row_kernel_bounds) while that leaves fewer than policy::row_min_tiles_per_sm tiles per SM,
-//! so a single long row spreads over the chip and many short rows pack into full tiles.
-//! Columns (inner > 1): lanes_x covers the contiguous columns (vec each), lanes_y the scan axis;
-//! lanes_y shrinks when len is short and the freed threads widen lanes_x.
-inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
-  plan p;
+//! Rejects shapes that cannot be scanned and flattens a len-1 scan into rows of one (a copy).
+//! Returns false when the plan is already final (an error, or nothing to do).
+inline bool plan_shape(Shape3& shape, plan& p) {
   if (shape.outer < 0 || shape.len < 0 || shape.inner < 0) {
     p.valid = false;
     p.error = "negative extent";
-    return p;
+    return false;
   }
   if (shape.outer == 0 || shape.len == 0 || shape.inner == 0) {
-    return p;
+    return false;
   }
-  constexpr std::int64_t max_numel = std::int64_t{1} << 62;
   if (shape.outer > max_numel / shape.len || shape.outer * shape.len > max_numel / shape.inner) {
     p.valid = false;
     p.error = "more than 2^62 elements";
-    return p;
+    return false;
   }
-  const std::int64_t numel = shape.outer * shape.len * shape.inner;
   if (shape.len == 1) {
-    shape = Shape3{numel, 1, 1};  // every element is its own row
+    shape = Shape3{shape.outer * shape.inner, 1, 1};  // every element is its own row
   }
   p.layout = shape;
-  if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
-    p.kind = strategy::rows;
-    p.items = policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place);
-    int threads = policy::row_kernel_bounds(types.rows_in_place, types.in_bytes, types.exact, types.acc_bytes).threads;
-    while (threads > policy::row_threads_min &&
-           detail::ceil_div(numel, std::int64_t{threads} * p.items) <
-               std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
-      threads /= 2;
-    }
-    // Latency-bound rows (too few tiles even at the smallest block) take fewer items per thread
-    // (policy::row_latency_items, row_latency_threads): more tiles to spread over the chip, and less
-    // work in turn for each thread.
-    const int latency_items = policy::row_latency_items(types.in_bytes, types.acc_bytes);
-    if (latency_items < p.items && threads == policy::row_threads_min &&
-        detail::ceil_div(numel, std::int64_t{threads} * p.items) <
-            std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
-      p.items = latency_items;
-      threads = policy::row_latency_threads(types.acc_bytes);
-    }
-    while (threads > 32 && detail::row_smem_bytes(threads, types) > dev.smem_per_block) {
-      threads /= 2;
-    }
-    p.block_threads = p.lanes_x = threads;
-    p.lanes_y = 1;
-    p.tile_items = std::int64_t{threads} * p.items;
-    p.len_tiles = p.num_tiles = detail::ceil_div(numel, p.tile_items);
-    p.smem_bytes = detail::row_smem_bytes(threads, types);
-    p.lookback = p.num_tiles > 1 && p.tile_items % shape.len != 0;
-    if (p.lookback) {
-      p.temp_bytes = 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes;
-    }
-  } else {
-    p.kind = strategy::columns;
-    p.vec = policy::column_vec(types.in_bytes);
-    const std::int64_t col_groups = detail::ceil_div(shape.inner, p.vec);
-    const int want_x = detail::next_pow2(col_groups);
-    // Rows per thread: the kernel's (policy::column_items), fewer when len is shorter (no thread
-    // covers rows past the end).
+  return true;
+}
+
+//! Rows (inner == 1): tiles of threads * items consecutive elements. The block is halved from the
+//! kernel's while the problem would give fewer than policy::row_min_tiles_per_sm tiles per SM, so
+//! a long row spreads over the chip and many short rows pack into full tiles; latency-bound rows
+//! take policy::row_latency_items.
+inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev) {
+  const Shape3 shape = p.layout;
+  const std::int64_t numel = shape.outer * shape.len;
+  const std::int64_t min_tiles = std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count;
+  p.kind = strategy::rows;
+  p.items = policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place);
+  int threads = policy::row_kernel_bounds(types.rows_in_place, types.in_bytes, types.exact, types.acc_bytes).threads;
+  while (threads > policy::row_threads_min && ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles) {
+    threads /= 2;
+  }
+  const int latency_items = policy::row_latency_items(types.in_bytes, types.acc_bytes);
+  if (latency_items < p.items && threads == policy::row_threads_min &&
+      ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles) {
+    p.items = latency_items;
+    threads = policy::row_latency_threads(types.acc_bytes);
+  }
+  const std::size_t slice =
+      types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp : types.exchange_bytes_per_warp;
+  while (threads > 32 && row_smem(threads, types.flagged_bytes, slice).bytes > dev.smem_per_block) {
+    threads /= 2;
+  }
+  p.block_threads = p.lanes_x = threads;
+  p.lanes_y = 1;
+  p.tile_items = std::int64_t{threads} * p.items;
+  p.len_tiles = p.num_tiles = ceil_div(numel, p.tile_items);
+  p.smem_bytes = row_smem(threads, types.flagged_bytes, slice).bytes;
+  p.lookback = p.num_tiles > 1 && p.tile_items % shape.len != 0;
+  if (p.lookback) {
+    p.temp_bytes = lookback_temp(p.num_tiles, 1, types.word_bytes, false).bytes;
+  }
+}
+
+//! Columns (inner > 1): lanes_x threads cover the contiguous columns (vec each), lanes_y the scan
+//! axis. Candidate blocks are searched from the largest down; see plan_columns for the passes.
+struct column_planner {
+  Shape3 shape;
+  scan_types types;
+  device_limits dev;
+  plan base;
+  int want_x;            //!< lanes to cover every column group
+  int lookback_lanes_x;  //!< widest tile (in lanes) of a plan that looks back
+  int min_lanes_x;       //!< tiles at least one 32-byte sector wide
+  std::int64_t min_tiles;
+
+  column_planner(const plan& p, const scan_types& t, const device_limits& d)
+      : shape(p.layout), types(t), dev(d), base(p),
+        min_tiles(std::int64_t{policy::column_min_tiles_per_sm} * d.sm_count) {
+    base.kind = strategy::columns;
+    base.vec = policy::column_vec(t.in_bytes);
+    want_x = next_pow2(ceil_div(shape.inner, base.vec));
+    const std::int64_t chunks16 = ceil_div(shape.inner, std::int64_t{policy::column_lookback_max_cols(t.in_bytes)});
+    const bool one_chain = shape.outer * chunks16 == 1;
+    lookback_lanes_x =
+        std::max(1, policy::column_lookback_max_cols(t.in_bytes, t.acc_bytes, one_chain, t.exact) / base.vec);
+    min_lanes_x = std::max(1, 32 / (base.vec * static_cast<int>(t.in_bytes)));
+  }
+
+  //! Rows per thread of the kernel, fewer when len is shorter (no thread covers rows past the end).
+  int max_items() const {
     const int kernel_items = types.column_items > 0 ? types.column_items : policy::column_items(types.in_bytes);
-    const int max_items = std::min(kernel_items, detail::next_pow2(shape.len));
-    // The warp slice of the kernel that runs `items` rows per thread.
-    auto column_slice_bytes = [&](int items) {
-      return items > policy::column_items(types.in_bytes) ? types.column_wide_exchange_bytes_per_warp
-                                                          : types.exchange_bytes_per_warp;
-    };
-    // Column totals per warp row [warp_rows][tile_cols], per column the tile total and a flag,
-    // then the warps' exchange slices (device/column_scan.cuh).
-    auto smem = [&](int ly, int lx) {
-      const auto cols = static_cast<std::size_t>(lx) * p.vec;
-      const auto warp_rows = static_cast<std::size_t>(lx >= 32 ? ly : ly * lx / 32);
-      return detail::align16(warp_rows * cols * types.acc_bytes) + detail::align16(cols * types.acc_bytes) +
-             detail::align16(cols) + static_cast<std::size_t>(lx * ly / 32) * column_slice_bytes(p.items);
-    };
-    // Tiles that look back are at most policy::column_lookback_max_cols wide: narrower tiles make
-    // more chains, and one warp looks back for all columns of a tile.
-    const bool one_chain = shape.outer * detail::ceil_div(shape.inner, std::int64_t{policy::column_lookback_max_cols(types.in_bytes)}) == 1;
-    const int lookback_lanes_x =
-        std::max(1, policy::column_lookback_max_cols(types.in_bytes, types.acc_bytes, one_chain, types.exact) / p.vec);
-    // A look-back reaches 32 tiles per round trip, divided among the columns each warp looks back
-    // for: a chain within that finds its prefix in one round trip, a longer one waits for more.
-    auto fits_window = [](const plan& q) {
-      const int warps = q.block_threads / 32;
-      const std::int64_t per_warp = q.tile_cols >= warps ? q.tile_cols / warps : 1;
-      return q.len_tiles * per_warp <= 32;
-    };
-    // Tiles at least one 32-byte sector wide.
-    const int min_lanes_x = std::max(1, 32 / (p.vec * static_cast<int>(types.in_bytes)));
-    const plan base = p;
-    auto search = [&](int start_threads, int items) {
-      p = base;
-      p.items = items;
-      const int want_y = detail::next_pow2(detail::ceil_div(shape.len, p.items));
-      plan too_long;  // the first look-back plan whose chains exceed a window
-      bool have_too_long = false;
-      // Passes: uncapped; then, for a plan that looks back, at most policy::column_lookback_max_cols
-      // wide; then, for a small problem whose chains exceed a look-back window, narrower tiles (more,
-      // shorter chains) if one fits (H200, 65536 int64: [1, 4096, 16] cummax 11.2 -> 9.6 us,
-      // [1, 1024, 64] cumsum 9.0 -> 6.8 us).
-      for (int max_lanes_x = 1 << 30;;) {
-        const int cap_x = want_x < max_lanes_x ? want_x : max_lanes_x;
-        // Largest block (from start_threads down to one warp) that still gives
-        // policy::column_min_tiles_per_sm tiles per SM; small problems get small tiles.
-        plan wider;  // the previous (larger-block) candidate
-        bool have_wider = false;
-        for (int threads = start_threads;; threads /= 2) {
-          // A warp across the columns reads 32 whole 16-byte vectors of a row: wider blocks go down
-          // the scan axis, so per-tile look-back state stays small next to the tile's data.
-          int lanes_x = cap_x < 32 ? cap_x : 32;
-          int lanes_y = threads / lanes_x;
-          if (lanes_y > want_y) {
-            lanes_y = want_y;
-            lanes_x = cap_x < threads / lanes_y ? cap_x : threads / lanes_y;
-          }
-          while (lanes_x * lanes_y < 32) {  // every block holds whole warps: widen where work remains
-            if (lanes_x < cap_x) {
-              lanes_x *= 2;
-            } else {
-              lanes_y *= 2;
-            }
-          }
-          // Over the shared memory: fewer thread rows, unless that would split a len the tile
-          // covers (a look-back plan where none was needed) and the tile is wider than a look-back
-          // tile; then fewer columns. (Narrowing to keep len whole made float32 [1, 1024, 65536]
-          // tiles of 8 columns, 32-byte rows: 458 us against 311 for int64 with a look-back.)
-          while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
-            const bool covers = std::int64_t{lanes_y} * p.items >= shape.len;
-            const bool still_covers = std::int64_t{lanes_y / 2} * p.items >= shape.len;
-            if (lanes_y > 1 && (lanes_x <= lookback_lanes_x || !covers || still_covers)) {
-              lanes_y /= 2;
-            } else {
-              lanes_x /= 2;
-            }
-          }
-          p.lanes_x = lanes_x;
-          p.lanes_y = lanes_y;
-          p.block_threads = lanes_x * lanes_y;
-          p.tile_items = std::int64_t{lanes_y} * p.items;
-          p.tile_cols = std::int64_t{lanes_x} * p.vec;
-          p.col_chunks = detail::ceil_div(shape.inner, p.tile_cols);
-          p.len_tiles = detail::ceil_div(shape.len, p.tile_items);
-          const std::int64_t chains = shape.outer * p.col_chunks;
-          p.num_tiles = chains > max_numel / p.len_tiles ? max_numel : chains * p.len_tiles;
-          // Keep the larger block when this one would make a column's chain longer than one look-back
-          // window.
-          if (have_wider && p.len_tiles > 1 && p.lanes_x <= lookback_lanes_x && !fits_window(p)) {
-            p = wider;
-            break;
-          }
-          // Stop at enough tiles or at one warp.
-          if (threads <= 32 || p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
-            break;
-          }
-          wider = p;
-          have_wider = true;
-        }
-        p.lookback = p.len_tiles > 1;
-        if (p.lookback && p.lanes_x > lookback_lanes_x && max_lanes_x > lookback_lanes_x) {
-          max_lanes_x = lookback_lanes_x;
-          continue;
-        }
-        // Large problems have tiles enough to hide the look-back: only latency-bound ones narrow
-        // (wider tiles measured 5 - 8 % faster on [1, 4096, 4096] and [1, 16384, 1024] int64).
-        if (!p.lookback || fits_window(p) ||
-            p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
-          break;
-        }
-        if (!have_too_long) {
-          too_long = p;
-          have_too_long = true;
-        }
-        if (p.lanes_x <= min_lanes_x) {
-          p = too_long;  // no narrower plan fits: keep the first
-          break;
-        }
-        max_lanes_x = p.lanes_x / 2;
+    return std::min(kernel_items, next_pow2(shape.len));
+  }
+  //! The warp slice of the kernel that runs `items` rows per thread.
+  std::size_t slice_bytes(int items) const {
+    return items > policy::column_items(types.in_bytes) ? types.column_wide_exchange_bytes_per_warp
+                                                        : types.exchange_bytes_per_warp;
+  }
+  std::size_t smem(const plan& q, int lanes_y, int lanes_x) const {
+    return column_smem(lanes_x, lanes_y, lanes_x * q.vec, types.acc_bytes, slice_bytes(q.items)).bytes;
+  }
+  //! Whether every chain of a plan finds its prefix within one look-back window of the kernel.
+  static bool fits_window(const plan& q) { return q.len_tiles <= lookback_window(q.lookback_cols); }
+
+  //! The tile of `threads` threads, at most cap_x lanes across: a warp across the columns reads 32
+  //! whole vectors of a row, wider blocks go down the scan axis; over the shared memory, fewer
+  //! thread rows unless that would split a len the tile covers, then fewer columns.
+  void shape_tile(plan& q, int threads, int cap_x, int want_y) const {
+    int lanes_x = cap_x < 32 ? cap_x : 32;
+    int lanes_y = threads / lanes_x;
+    if (lanes_y > want_y) {
+      lanes_y = want_y;
+      lanes_x = cap_x < threads / lanes_y ? cap_x : threads / lanes_y;
+    }
+    while (lanes_x * lanes_y < 32) {  // every block holds whole warps: widen where work remains
+      if (lanes_x < cap_x) {
+        lanes_x *= 2;
+      } else {
+        lanes_y *= 2;
       }
-    };
-    search(policy::column_threads, max_items);
-    // A latency-bound plan (fewer tiles than policy::column_min_tiles_per_sm per SM) takes
-    // policy::column_items_latency rows per thread where that is fewer: more, shorter tiles. Also
-    // where it needs no look-back (H200, probe, same run, only look-back plans -> all: int64
-    // cummax [1, 16, 4096] 7.7 -> 5.5 us, cumsum [1, 64, 1024] 6.2 -> 5.2; float32 cumsum
-    // [1, 64, 1024] 7.2 -> 5.0 with 16-row kernels).
-    const int latency_items = std::min(max_items, policy::column_items_latency(types.in_bytes, types.acc_bytes));
-    if (latency_items < p.items &&
-        p.num_tiles < std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
-      search(policy::column_threads, latency_items);
     }
-    // Many chains that look back: each chain's predecessor tile was issued a round of chains
-    // earlier and is usually done, so what limits is the tiles in flight: small blocks put more
-    // of them on each SM (same registers per thread) at the price of longer chains.
-    if (p.lookback && p.block_threads > policy::column_threads_many_chains &&
-        shape.outer * p.col_chunks >= std::int64_t{policy::column_many_chains_per_sm} * dev.sm_count) {
-      search(policy::column_threads_many_chains, p.items);
+    while (smem(q, lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
+      const bool covers = std::int64_t{lanes_y} * q.items >= shape.len;
+      const bool still_covers = std::int64_t{lanes_y / 2} * q.items >= shape.len;
+      if (lanes_y > 1 && (lanes_x <= lookback_lanes_x || !covers || still_covers)) {
+        lanes_y /= 2;
+      } else {
+        lanes_x /= 2;
+      }
     }
-    p.smem_bytes = smem(p.lanes_y, p.lanes_x);
-    if (p.lookback) {
-      p.lookback_groups = !types.exact && shape.outer * p.col_chunks <= policy::column_grouped_lookback_max_chains;
-      p.temp_bytes = 16 + detail::column_tile_state_bytes(p, types.word_bytes) * (p.lookback_groups ? 2 : 1);
+    q.lanes_x = lanes_x;
+    q.lanes_y = lanes_y;
+    q.block_threads = lanes_x * lanes_y;
+    q.tile_items = std::int64_t{lanes_y} * q.items;
+    q.tile_cols = std::int64_t{lanes_x} * q.vec;
+    q.col_chunks = ceil_div(shape.inner, q.tile_cols);
+    q.len_tiles = ceil_div(shape.len, q.tile_items);
+    const std::int64_t chains = shape.outer * q.col_chunks;
+    q.num_tiles = chains > max_numel / q.len_tiles ? max_numel : chains * q.len_tiles;
+    q.lookback_cols = lookback_cols_per_warp(static_cast<int>(q.tile_cols), q.block_threads / 32,
+                                             types.exact ? policy::column_lookback_min_cols_per_warp<true>
+                                                         : policy::column_lookback_min_cols_per_warp<false>);
+  }
+
+  //! The largest block (from start_threads down to one warp) that still gives min_tiles tiles,
+  //! unless a smaller one would make a chain longer than one look-back window.
+  plan largest_block(plan q, int start_threads, int cap_x) const {
+    const int want_y = next_pow2(ceil_div(shape.len, q.items));
+    plan wider;
+    bool have_wider = false;
+    for (int threads = start_threads;; threads /= 2) {
+      shape_tile(q, threads, cap_x, want_y);
+      if (have_wider && q.len_tiles > 1 && q.lanes_x <= lookback_lanes_x && !fits_window(q)) {
+        return wider;
+      }
+      if (threads <= 32 || q.num_tiles >= min_tiles) {
+        return q;
+      }
+      wider = q;
+      have_wider = true;
     }
   }
-  // More tiles than a grid holds: blocks loop over tiles (in issue order when they look back).
+
+  //! Passes: uncapped; then, for a plan that looks back, at most lookback_lanes_x wide; then, for a
+  //! small problem whose chains exceed a window, narrower tiles (more, shorter chains) if one fits.
+  plan search(int start_threads, int items) const {
+    plan q = base;
+    q.items = items;
+    plan too_long;  // the first look-back plan whose chains exceed a window
+    bool have_too_long = false;
+    for (int max_lanes_x = 1 << 30;;) {
+      q = largest_block(q, start_threads, want_x < max_lanes_x ? want_x : max_lanes_x);
+      q.lookback = q.len_tiles > 1;
+      if (q.lookback && q.lanes_x > lookback_lanes_x && max_lanes_x > lookback_lanes_x) {
+        max_lanes_x = lookback_lanes_x;
+        continue;
+      }
+      if (!q.lookback || fits_window(q) || q.num_tiles >= min_tiles) {
+        return q;
+      }
+      if (!have_too_long) {
+        too_long = q;
+        have_too_long = true;
+      }
+      if (q.lanes_x <= min_lanes_x) {
+        return too_long;  // no narrower plan fits: keep the first
+      }
+      max_lanes_x = q.lanes_x / 2;
+    }
+  }
+};
+
+//! The column plan: the search at the kernel's rows per thread; latency-bound plans with fewer rows
+//! (policy::column_items_latency); look-backs along many chains from small blocks (more tiles in
+//! flight per SM); then the plan's shared memory and temp storage.
+inline void plan_columns(plan& p, const scan_types& types, const device_limits& dev) {
+  const column_planner planner(p, types, dev);
+  const Shape3 shape = p.layout;
+  const int max_items = planner.max_items();
+  p = planner.search(policy::column_threads, max_items);
+  const int latency_items = std::min(max_items, policy::column_items_latency(types.in_bytes, types.acc_bytes));
+  if (latency_items < p.items && p.num_tiles < planner.min_tiles) {
+    p = planner.search(policy::column_threads, latency_items);
+  }
+  if (p.lookback && p.block_threads > policy::column_threads_many_chains &&
+      shape.outer * p.col_chunks >= std::int64_t{policy::column_many_chains_per_sm} * dev.sm_count) {
+    p = planner.search(policy::column_threads_many_chains, p.items);
+  }
+  p.smem_bytes = planner.smem(p, p.lanes_y, p.lanes_x);
+  if (p.lookback) {
+    p.lookback_groups = !types.exact && shape.outer * p.col_chunks <= policy::column_grouped_lookback_max_chains;
+    p.temp_bytes = lookback_temp(p.num_tiles, p.tile_cols, types.word_bytes, p.lookback_groups).bytes;
+  }
+}
+
+//! The grid (blocks loop over tiles when there are more than a grid holds), look-back polling and
+//! the L2 prefetch distance.
+inline void plan_launch(plan& p, const device_limits& dev) {
   p.grid = p.num_tiles < dev.max_grid_x ? p.num_tiles : dev.max_grid_x;
-  // Long chains (row plans, column plans along fewer chains than SMs) in large grids: a tile's
-  // nearest predecessors are rarely done when it first looks back.
+  // Long chains in large grids: a tile's nearest predecessors are rarely done at its first poll.
   if (p.lookback && p.num_tiles >= policy::lookback_sleep_min_tiles &&
       (p.kind == strategy::rows || p.layout.outer * p.col_chunks < dev.sm_count)) {
     p.first_poll_ns = policy::lookback_first_poll_ns;
@@ -321,7 +309,23 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     p.valid = false;
     p.error = "no block shape fits the shared memory";
   }
+}
+
+//! Solves the launch configuration of a scan along `len` of `shape`: the row kernel for inner == 1
+//! (inputs it takes), else the column kernel.
+inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
+  plan p;
+  if (!plan_shape(shape, p)) {
+    return p;
+  }
+  if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
+    plan_rows(p, types, dev);
+  } else {
+    plan_columns(p, types, dev);
+  }
+  plan_launch(p, dev);
   return p;
 }
 
+}  // namespace detail
 }  // namespace FASTSCAN_NAMESPACE

@@ -1,0 +1,325 @@
+//! \file dispatch.cuh
+//! Validation, planning, temp-storage sizing and launch, shared by every entry point: the layer
+//! between the entry points (above) and the solver (plan/) and kernels (device/) below.
+#pragma once
+
+#include <fastscan/device/column_scan.cuh>
+#include <fastscan/device/row_scan.cuh>
+#include <fastscan/plan/kernel_policy.hpp>
+#include <fastscan/plan/plan.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+//! Reads what the solver needs of the current device. The attributes are immutable, so each host
+//! thread keeps those of the device it asked about last (a plan costs one cudaGetDevice then).
+inline cudaError_t query_device(device_limits& dev) {
+  thread_local int cached_device = -1;
+  thread_local device_limits cached;
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  if (device == cached_device) {
+    dev = cached;
+    return cudaSuccess;
+  }
+  int sms = 0;
+  int grid_x = 0;
+  int smem = 0;
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&grid_x, cudaDevAttrMaxGridDimX, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlock, device);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  dev.sm_count = sms;
+  dev.max_grid_x = grid_x;
+  dev.smem_per_block = static_cast<std::size_t>(smem);
+  cached = dev;
+  cached_device = device;
+  return cudaSuccess;
+}
+
+//! A shape with no elements (negative extents are reported by the solver).
+inline bool is_empty(Shape3 s) { return s.outer <= 0 || s.len <= 0 || s.inner <= 0; }
+
+//! A fresh tile-state tag for each call (62 bits, never 0): a per-process seed from the clock and
+//! an address, plus a call counter. Tags of one process never repeat, and whatever else the temp
+//! storage may hold (another process's state, unrelated data) matches a tag with probability 2^-62
+//! per word.
+inline unsigned long long next_tile_tag() {
+  static std::atomic<unsigned long long> counter{[] {
+    static const int anchor = 0;
+    unsigned long long z = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                           (static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&anchor)) << 20);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finalizer
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }()};
+  for (;;) {
+    const unsigned long long tag = counter.fetch_add(1, std::memory_order_relaxed) & ((1ull << 62) - 1);
+    if (tag != 0 && tag != (1ull << 62) - 1) {  // 0: the zeroed mode; all ones: memory filled with 0xff
+      return tag;
+    }
+  }
+}
+
+//! The kernels one problem type compiles, and what the solver must know of them.
+template <class Problem>
+struct problem_kernels {
+  using input_t = typename Problem::input_t;
+  using acc_t = typename Problem::acc_t;
+  static constexpr bool exact = problem_is_exact<Problem>;
+  static constexpr bool row_kernel = policy::row_kernel_takes(sizeof(input_t));
+  static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t), rows_in_place<Problem>);
+  static constexpr int row_latency_items = policy::row_latency_items(sizeof(input_t), sizeof(acc_t));
+  static constexpr int column_vec = policy::column_vec(sizeof(input_t));
+  //! Rows per thread of the column kernels: the plain one, the wide one (sums formed in place),
+  //! and the short one (plans of at most policy::column_short_items rows).
+  static constexpr int column_items = policy::column_items(sizeof(input_t));
+  static constexpr int column_wide_items = policy::column_items(sizeof(input_t), outputs_in_place<Problem>, exact);
+  static constexpr int column_small_items = std::min(policy::column_short_items, column_items);
+  static_assert(policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) >= column_items ||
+                    policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) <= column_small_items,
+                "latency column plans take the rows of a compiled column kernel");
+  //! Rows narrower than the tile take the wide kernel's Odd variant (inputs it can stage).
+  static constexpr bool odd_kernel = column_unit_rows<input_t, column_wide_items, column_vec> &&
+                                     std::is_pointer_v<decltype(Problem::in)>;
+
+  template <int Items>
+  using row_policy = policy::row_kernel<Items, exact, rows_in_place<Problem>, sizeof(input_t), sizeof(acc_t)>;
+  template <int Items>
+  using column_policy = policy::column_kernel<Items, column_vec, exact, sizeof(acc_t)>;
+
+  static constexpr std::size_t row_slice_bytes() {
+    if constexpr (row_kernel) {
+      return row_slices<Problem, row_items>::warp_bytes;
+    } else {
+      return 0;
+    }
+  }
+  static scan_types types() {
+    return {sizeof(input_t),
+            sizeof(acc_t),
+            tile_word_bytes<acc_t>,
+            sizeof(flagged<acc_t>),
+            column_slice_bytes<input_t, column_items, column_vec>(),
+            rows_in_place<Problem>,
+            row_slice_bytes(),
+            column_wide_items,
+            column_slice_bytes<input_t, column_wide_items, column_vec>(),
+            exact};
+  }
+};
+
+//! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors are found
+//! before the device is asked anything.
+inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
+  p = make_plan(shape, types, device_limits{});
+  if (!p.valid) {
+    return cudaErrorInvalidValue;
+  }
+  if (p.kind == strategy::empty) {
+    return cudaSuccess;
+  }
+  device_limits dev;
+  const cudaError_t err = query_device(dev);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  p = make_plan(shape, types, dev);
+  return p.valid ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+//! The tile state of one launch. A fresh tag (one launch, nothing to zero) when every tile has its
+//! own block; zeroed, with a tile counter, when blocks loop over tiles or the stream is being
+//! captured into a graph (every replay of a graph would reuse the captured tag).
+struct launch_state {
+  unsigned long long* counter = nullptr;
+  unsigned long long tag = 0;
+  void* words = nullptr;
+  void* group_words = nullptr;
+};
+inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_bytes, cudaStream_t stream,
+                                 launch_state& s) {
+  if (!p.lookback) {
+    return cudaSuccess;
+  }
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  if (capture == cudaStreamCaptureStatusNone && p.grid == p.num_tiles) {
+    s.tag = next_tile_tag();
+  } else {
+    err = cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
+    if (err != cudaSuccess) {
+      return err;
+    }
+    s.counter = static_cast<unsigned long long*>(d_temp);
+  }
+  auto* const base = static_cast<unsigned char*>(d_temp);
+  const std::int64_t channels = p.kind == strategy::columns ? p.tile_cols : 1;
+  const temp_layout t = lookback_temp(p.num_tiles, channels, word_bytes, p.lookback_groups);
+  s.words = base + t.tile_words;
+  s.group_words = p.lookback_groups ? base + t.group_words : nullptr;
+  return cudaSuccess;
+}
+
+//! Launches the kernels of one problem type for a plan.
+template <class Problem>
+struct launcher {
+  using k = problem_kernels<Problem>;
+  const plan& p;
+  const Problem& prob;
+  cudaStream_t stream;
+
+  template <int Items>
+  cudaError_t rows(const row_scan_params& params, const positional_heads& heads) const {
+    row_scan_kernel<typename k::template row_policy<Items>, Problem, positional_heads>
+        <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params, heads);
+    return cudaPeekAtLastError();
+  }
+  template <int Items, bool Odd = false>
+  cudaError_t columns(const column_scan_params& params) const {
+    column_scan_kernel<typename k::template column_policy<Items>, Problem, Odd>
+        <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+    return cudaPeekAtLastError();
+  }
+
+  //! The row kernel of the plan's items (row_items, or row_latency_items for latency plans).
+  cudaError_t launch_rows(const launch_state& s) const {
+    if constexpr (k::row_kernel) {
+      const Shape3 shape = p.layout;
+      const row_scan_params params{shape.outer * shape.len, p.tile_items, p.num_tiles, p.lookback,    s.counter,
+                                   s.words,                 s.tag,        p.prefetch_tiles, p.first_poll_ns};
+      const positional_heads heads{shape.len, divisor(shape.len)};
+      if (p.items == k::row_items) {
+        return rows<k::row_items>(params, heads);
+      }
+      if constexpr (k::row_latency_items != k::row_items) {
+        if (p.items == k::row_latency_items) {
+          return rows<k::row_latency_items>(params, heads);
+        }
+      }
+    }
+    return cudaErrorInvalidValue;  // no kernel of the plan's items (never from types())
+  }
+
+  //! The column kernel of the least rows per thread that holds the plan's.
+  cudaError_t launch_columns(const launch_state& s) const {
+    const Shape3 shape = p.layout;
+    const std::int64_t chains = shape.outer * p.col_chunks;
+    const column_scan_params params{shape.outer,      shape.len,       shape.inner,           p.tile_items,
+                                    p.tile_cols,      p.col_chunks,    chains,                p.num_tiles,
+                                    divisor(chains),  divisor(p.col_chunks), p.lanes_x,       p.lanes_y,
+                                    p.lookback,       p.lookback_cols, s.counter,             s.words,
+                                    s.group_words,    s.tag,           p.prefetch_tiles,      p.items,
+                                    p.first_poll_ns};
+    if constexpr (k::column_small_items < k::column_items) {
+      if (p.items <= k::column_small_items) {
+        return columns<k::column_small_items>(params);
+      }
+    }
+    if constexpr (k::odd_kernel) {
+      if (p.tile_cols > shape.inner && p.items == k::column_wide_items) {
+        return columns<k::column_wide_items, true>(params);
+      }
+    }
+    if (p.items <= k::column_items) {
+      return columns<k::column_items>(params);
+    }
+    if constexpr (k::column_wide_items > k::column_items) {
+      if (p.items <= k::column_wide_items) {
+        return columns<k::column_wide_items>(params);
+      }
+    }
+    return cudaErrorInvalidValue;  // more rows than any kernel holds (never from types())
+  }
+};
+
+template <class Problem>
+cudaError_t launch(const plan& p, void* d_temp, const Problem& prob, cudaStream_t stream) {
+  if (p.kind == strategy::empty) {
+    return cudaSuccess;
+  }
+  launch_state s;
+  const cudaError_t err = prepare_state(p, d_temp, tile_word_bytes<typename Problem::acc_t>, stream, s);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  const launcher<Problem> l{p, prob, stream};
+  return p.kind == strategy::rows ? l.launch_rows(s) : l.launch_columns(s);
+}
+
+//! Temp storage the caller provides (two-phase: a null `d_temp` asks for the size).
+struct caller_temp {
+  void* d_temp;
+  std::size_t& temp_bytes;
+};
+//! Temp storage allocated and freed stream-ordered, when the plan needs it.
+struct stream_temp {};
+
+//! Two-phase entry: a null `d_temp` asks for the size (always at least 1 byte, so that a size of
+//! zero can never be mistaken for a query); otherwise validates and launches.
+template <class Problem>
+cudaError_t run(caller_temp temp, const Problem& prob, Shape3 shape, cudaStream_t stream, bool pointers_valid) {
+  if (temp.d_temp != nullptr && !is_empty(shape) &&
+      (!pointers_valid || reinterpret_cast<std::uintptr_t>(temp.d_temp) % 16 != 0)) {
+    return cudaErrorInvalidValue;  // the tile state is read and written in 16-byte words
+  }
+  plan p;
+  const cudaError_t err = solve(shape, problem_kernels<Problem>::types(), p);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  if (temp.d_temp == nullptr) {
+    temp.temp_bytes = std::max<std::size_t>(p.temp_bytes, 1);
+    return cudaSuccess;
+  }
+  if (p.kind == strategy::empty) {
+    return cudaSuccess;
+  }
+  if (!pointers_valid || temp.temp_bytes < p.temp_bytes) {
+    return cudaErrorInvalidValue;
+  }
+  return launch(p, temp.d_temp, prob, stream);
+}
+
+//! One-call entry: the same validation, temp storage from cudaMallocAsync / cudaFreeAsync.
+template <class Problem>
+cudaError_t run(stream_temp, const Problem& prob, Shape3 shape, cudaStream_t stream, bool pointers_valid) {
+  if (!pointers_valid && !is_empty(shape)) {
+    return cudaErrorInvalidValue;
+  }
+  plan p;
+  cudaError_t err = solve(shape, problem_kernels<Problem>::types(), p);
+  if (err != cudaSuccess || p.kind == strategy::empty) {
+    return err;
+  }
+  void* d_temp = nullptr;
+  if (p.temp_bytes > 0) {
+    err = cudaMallocAsync(&d_temp, p.temp_bytes, stream);
+    if (err != cudaSuccess) {
+      return err;
+    }
+  }
+  err = launch(p, d_temp, prob, stream);
+  if (d_temp != nullptr) {
+    const cudaError_t free_err = cudaFreeAsync(d_temp, stream);
+    if (err == cudaSuccess) {
+      err = free_err;
+    }
+  }
+  return err;
+}
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END

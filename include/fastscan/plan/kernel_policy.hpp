@@ -1,0 +1,47 @@
+//! \file kernel_policy.hpp
+//! The compile-time policies the kernels take as template arguments, built from the tuning table
+//! (policy.hpp). The kernels read only these members; they include nothing from plan/.
+#pragma once
+
+#include <fastscan/plan/policy.hpp>
+
+#include <cstddef>
+
+namespace FASTSCAN_NAMESPACE {
+namespace policy {
+
+//! Look-back polling (device/tile_state.cuh).
+struct lookback {
+  static constexpr int ordered_windows = lookback_ordered_windows;
+  static constexpr unsigned retry_ns = lookback_retry_ns;
+};
+
+//! The row kernel: items per thread, launch bounds, the unrolled-row limit.
+template <int Items, bool Exact, bool InPlace, std::size_t InBytes, std::size_t AccBytes>
+struct row_kernel {
+  static constexpr int items = Items;
+  static constexpr bool exact = Exact;
+  static constexpr int threads = row_kernel_bounds(InPlace, InBytes, Exact, AccBytes).threads;
+  static constexpr int min_blocks = row_kernel_bounds(InPlace, InBytes, Exact, AccBytes).min_blocks_per_sm;
+  static constexpr int unrolled_items_max = row_unrolled_items_max;
+  using lookback_policy = lookback;
+};
+
+//! A column kernel: rows and columns per thread, launch bounds, and its compile-time paths.
+template <int Items, int Vec, bool Exact, std::size_t AccBytes>
+struct column_kernel {
+  static constexpr int items = Items;
+  static constexpr int vec = Vec;
+  static constexpr bool exact = Exact;
+  static constexpr int threads = column_threads;
+  static constexpr int min_blocks = column_min_blocks_per_sm;
+  //! Short kernels: checked loops only, one tile loop for both tile-order modes.
+  static constexpr bool checked_only = Items <= column_short_items;
+  static constexpr std::size_t stage_rows_below_bytes = column_stage_rows_below_bytes;
+  //! Each row of outputs is stored as soon as it is formed (no output buffer in registers).
+  static constexpr bool stream_outputs = AccBytes >= column_stream_min_acc_bytes;
+  using lookback_policy = lookback;
+};
+
+}  // namespace policy
+}  // namespace FASTSCAN_NAMESPACE

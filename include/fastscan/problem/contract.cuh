@@ -1,0 +1,55 @@
+//! \file contract.cuh
+//! What a scan problem is, and the traits the kernels read from one.
+//!
+//! A problem says what one entry point scans: how an input element becomes an accumulator, the
+//! operator, and how results are written. The kernels are generic over problems; a problem type
+//! supplies (device functions const, members trivially copyable: it is a kernel argument):
+//! - `input_t`, `acc_t`, `op_t`, `output_t`, `side_t` (void when there is no second output);
+//! - `in` (random-access input iterator), `out` (first output), `side_out` when side_t is not void;
+//! - `op`: an associative `acc_t op(const acc_t& earlier, const acc_t& later)`;
+//! - `acc_t lift(const input_t& x, std::int64_t row_pos)`: the element at position `row_pos` of
+//!   its segment as an accumulator;
+//! - `output_t output(const acc_t& inclusive, const acc_t& previous, bool has_previous)`: the first
+//!   output of an element (previous: the fold before it, when has_previous);
+//! - `side_t side(const acc_t& inclusive)` when there is a second output;
+//! - `template <int N> struct buffer` with `put(buffer&, slot, inclusive, previous, has_previous)`
+//!   and `store(const buffer&, flat, count, storer)`, which hands each output array of a run to the
+//!   kernel's storer (`storer(output_iterator, const value (&)[N], count)`);
+//! - optionally `static constexpr bool side_is_row_index` (the side output is the row where the
+//!   running accumulator was taken: device/row_codes.cuh) and `unit_sums` with `unit_total` /
+//!   `scan_unit` (whole 16-byte units of 1-byte sums, problem/sum.cuh).
+#pragma once
+
+#include <fastscan/detail/numeric.cuh>
+#include <fastscan/detail/vector_io.cuh>
+#include <fastscan/ops/value_index.cuh>
+
+#include <type_traits>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+//! Whether the row kernel forms a problem's outputs in shared memory: the first output array has
+//! the input type and is formed in place of the staged inputs, the second (if any) in a row of
+//! its own beside them, so no registers hold outputs.
+template <class Problem>
+constexpr bool rows_in_place = std::is_same_v<typename Problem::output_t, typename Problem::input_t>;
+template <class Problem>
+constexpr bool has_side_output = !std::is_void_v<typename Problem::side_t>;
+//! Whether a problem's outputs can be formed in place of its staged inputs: one output array of
+//! the input type.
+template <class Problem>
+constexpr bool outputs_in_place = rows_in_place<Problem> && !has_side_output<Problem>;
+
+//! Problems without unit-wise paths.
+template <class Problem, class = void>
+struct has_unit_sums : std::false_type {};
+template <class Problem>
+struct has_unit_sums<Problem, std::enable_if_t<Problem::unit_sums>> : std::true_type {};
+
+//! Whether the look-back may fold a problem's predecessors in any order.
+template <class Problem>
+constexpr bool problem_is_exact = is_exactly_associative<typename Problem::op_t, typename Problem::acc_t>::value;
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END
