@@ -352,15 +352,9 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
   }
 
   // A thread with all ITEMS rows and VEC columns in range (most threads) reduces and forms them
-  // without the checks for bounds and missing prefixes (`whole`, `fast` below): the checks and their
-  // branches were over half the instructions of those loops, which were a quarter of the kernel's
-  // (ncu, SASS, [1, 2^22, 16] int64 cumsum). H200, fastscan_probe, same run, checked -> unchecked:
-  // int64 cumsum [1, 2^22, 16] 399 -> 375 us, [1, 2^24, 4] 363 -> 342, [64, 4096, 256] 338 -> 319;
-  // int64 cummax [1, 2^24, 4] 684 -> 661, [64, 4096, 256] 577 -> 524; [1, 4096, 16] cummax 7.8 ->
-  // 7.4, cumsum 6.9 -> 6.3; [4096, 64, 256] cumsum unchanged (294).
-  // Kernels of at most policy::column_short_items rows keep the checked loops alone (with both,
-  // [1, 4, 2^24] int64 cumsum 311 -> 378 us, [1, 2, 2^25] 502 -> 650; same run). The choice is
-  // the warp's (below).
+  // without the checks for bounds and missing prefixes (`whole`, `fast` below): the checks were
+  // over half of those loops' instructions. Kernels of at most policy::column_short_items rows keep
+  // the checked loops alone (the second path made them slower). The choice is the warp's (below).
   const bool whole = ITEMS > policy::column_short_items && __all_sync(full_warp_mask, nrows == ITEMS && ncols == VEC);
   acc_t total[VEC];
   if (whole) {
@@ -494,9 +488,7 @@ FASTSCAN_DEVICE void column_scan_tile(const Problem& prob, const column_scan_par
     fast = fast && has_running[v];
   }
   // The whole warp takes one path: in a chain's first tile the warp's first thread row has no
-  // prefix, and a warp split between the paths runs both in turn. H200, probe, same run, per
-  // thread -> per warp: [1, 16, 4096] cummax int64 8.8 -> 7.7 us, float32 16.8 -> 11.9 (every tile
-  // of that plan heads its chain); large plans unchanged.
+  // prefix, and a warp split between the paths runs both in turn.
   fast = __all_sync(full_warp_mask, fast);
   // Forms the output of row i, column v of the thread into slot `slot` of `out`; Fast: the row and
   // column are in range and the column has a prefix.

@@ -112,10 +112,8 @@ struct staged_items {
 //! (unrolled, 128 uint8 items spilled 858 bytes); there each unit is fast when unit_fast(u) says
 //! so (all of its items in range and no head among them), so a thread with a row head pays the
 //! checks in that unit only. A fast unit goes to whole_unit(unit, u) first, which takes it whole
-//! (returning true) or leaves it to the item visits. H200, harness, same run, per-thread ->
-//! per-unit checks: uint8 sums [16384, 4096] 128 -> 66 us, [262144, 256] 113 -> 51, [1048576, 64]
-//! 113 -> 62 (1-D 2^26: 57 -> 55); int16 [16384, 4096] 132 -> 81; half 145 -> 91; int32 / int64
-//! rows (unrolled) unchanged.
+//! (returning true) or leaves it to the item visits. (Checked per thread, a row head sent all
+//! 256 items and its warp down the checked path.)
 template <int ITEMS, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit, class UnitFast,
           class WholeUnit>
 FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&& unit_fast, WholeUnit&& whole_unit) {
@@ -204,8 +202,7 @@ FASTSCAN_DEVICE void row_scan_tile(const Problem& prob, const row_scan_params& p
   side_item_t* const side_items = unit_row<side_item_t, slices::side::units>(side_exchange, lane);
   if (!staged) {
     // In runs of at most 128 bytes and 32 items (a register each), so a long row of items never
-    // sits in registers at once (runs of 64 narrow items set the kernel's register demand: 162
-    // registers uncapped for int8 / int16 / half sums, 130 at 32 items; ptxas, sm_90).
+    // sits in registers at once (runs of 64 narrow items set the kernel's register demand).
     constexpr int run_max = 128 / sizeof(input_t) < 32 ? static_cast<int>(128 / sizeof(input_t)) : 32;
     constexpr int run = ITEMS > run_max ? run_max : ITEMS;
 #pragma unroll

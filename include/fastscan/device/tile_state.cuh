@@ -178,9 +178,8 @@ struct tile_state {
         // (The operator only ever sees published values: a window without this channel's prefix
         // is kept, not folded.)
         // Column tiles (channels > 1) fold from the oldest prefix any of the warp's channels found:
-        // the groups before it add nothing to any lane (float32 cumsum [1, 2^24, 4] 293 -> 260 us,
-        // [1, 2^22, 16] 348 -> 340). Flat arrays fold every group: from the prefix, 1-D 2^26
-        // 158 -> 164 us and 2^28 596 -> 615 (unexplained; H200, probe, same run).
+        // the groups before it add nothing to any lane. Flat arrays fold every group (folding from
+        // the prefix measured slower there, for reasons not understood).
         const int from = channels > 1 ? warp_min(p >= 0 ? p : groups) : 0;
         for (int j = from; j < groups; ++j) {
           const Acc x = shuffle_idx(v, j * cols + c);
@@ -296,11 +295,9 @@ struct tile_state {
 //! assumption CUB's single-pass scan makes too).
 //!
 //! OneBody: one loop for both modes, so the tile body is compiled once; otherwise a loop per mode.
-//! Which compiles faster code depends on the kernel (H200, int64, same run): the one loop halves
-//! the row cummax kernel's SASS (240 -> 120 KB) and runs 1-D 2^24 cummax 203 -> 191 us and 4-row
-//! column sums [1, 4, 2^22] 100 -> 82 us, while the 8- and 16-row column kernels run 5 - 17 %
-//! slower with it ([4096, 64, 256] cumsum 283 -> 331 us). Rows and column kernels of at most
-//! policy::column_short_items rows take the one loop.
+//! Which is faster depends on the kernel: the row kernel and the column kernels of at most
+//! policy::column_short_items rows take the one loop (half the SASS), the 8- and 16-row column
+//! kernels a loop per mode.
 template <bool OneBody, class TileFn>
 FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num_tiles, TileFn&& tile_fn) {
   __shared__ std::int64_t next_tile;

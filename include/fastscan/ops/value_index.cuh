@@ -31,9 +31,7 @@ struct value_index {
 //! sequential answer bit for bit.
 //!
 //! Which extreme and which tie rule are template arguments: with both known at compile time the
-//! item loops lose their operand selects and half their predicate logic (H200, same-run A/B of
-//! the kernels with runtime flags against fixed ones, int64 unless noted: [1, 65536] cummax 7.8 ->
-//! 6.9 us, [16384, 4096] 542 -> 472 us, [64, 4096, 256] 534 -> 493, int8 1-D 2^26 346 -> 296).
+//! item loops lose their operand selects and half their predicate logic.
 //! `with_value_index_op` turns runtime choices into one of the four operators.
 template <class T, Extreme E = Extreme::max, Tie Ti = Tie::last>
 struct value_index_op {
@@ -43,8 +41,7 @@ struct value_index_op {
   //! Every predicate is computed and combined without short-circuits, so the kernels' unrolled item
   //! loops compile to compares and selects, not to nested branches per item (the branchy form
   //! made the int64 row cummax kernel 240 KB of SASS). 16-bit floats are converted to float once
-  //! and compared as floats (converting the selected operands again cost half cummax rows 30 %;
-  //! H200, 1-D 2^24 and 2^26).
+  //! and compared as floats (converting the selected operands again was slower).
   FASTSCAN_HD bool later_wins(const T& earlier, const T& later) const {
     if constexpr (detail::is_half_v<T>) {
       return wins(detail::to_arith(earlier), detail::to_arith(later));

@@ -202,8 +202,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
       bool have_too_long = false;
       // Passes: uncapped; then, for a plan that looks back, at most policy::column_lookback_max_cols
       // wide; then, for a small problem whose chains exceed a look-back window, narrower tiles (more,
-      // shorter chains) if one fits (H200, 65536 int64: [1, 4096, 16] cummax 11.2 -> 9.6 us,
-      // [1, 1024, 64] cumsum 9.0 -> 6.8 us).
+      // shorter chains) if one fits, so every chain finds its prefix within one round trip.
       for (int max_lanes_x = 1 << 30;;) {
         const int cap_x = want_x < max_lanes_x ? want_x : max_lanes_x;
         // Largest block (from start_threads down to one warp) that still gives
@@ -228,8 +227,8 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
           }
           // Over the shared memory: fewer thread rows, unless that would split a len the tile
           // covers (a look-back plan where none was needed) and the tile is wider than a look-back
-          // tile; then fewer columns. (Narrowing to keep len whole made float32 [1, 1024, 65536]
-          // tiles of 8 columns, 32-byte rows: 458 us against 311 for int64 with a look-back.)
+          // tile; then fewer columns. (Narrowing to keep len whole left rows of 32 bytes, slower
+          // than looking back.)
           while (smem(lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
             const bool covers = std::int64_t{lanes_y} * p.items >= shape.len;
             const bool still_covers = std::int64_t{lanes_y / 2} * p.items >= shape.len;
@@ -267,7 +266,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
           continue;
         }
         // Large problems have tiles enough to hide the look-back: only latency-bound ones narrow
-        // (wider tiles measured 5 - 8 % faster on [1, 4096, 4096] and [1, 16384, 1024] int64).
+        // (wider tiles measured faster there).
         if (!p.lookback || fits_window(p) ||
             p.num_tiles >= std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
           break;
@@ -286,9 +285,7 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
     search(policy::column_threads, max_items);
     // A latency-bound plan (fewer tiles than policy::column_min_tiles_per_sm per SM) takes
     // policy::column_items_latency rows per thread where that is fewer: more, shorter tiles. Also
-    // where it needs no look-back (H200, probe, same run, only look-back plans -> all: int64
-    // cummax [1, 16, 4096] 7.7 -> 5.5 us, cumsum [1, 64, 1024] 6.2 -> 5.2; float32 cumsum
-    // [1, 64, 1024] 7.2 -> 5.0 with 16-row kernels).
+    // where it needs no look-back: there too the time is one tile's path.
     const int latency_items = std::min(max_items, policy::column_items_latency(types.in_bytes, types.acc_bytes));
     if (latency_items < p.items &&
         p.num_tiles < std::int64_t{policy::column_min_tiles_per_sm} * dev.sm_count) {
