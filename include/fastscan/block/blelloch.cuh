@@ -1,7 +1,7 @@
 //! \file blelloch.cuh
 //! Work-efficient (Blelloch) up-sweep / down-sweep over several independent arrays in shared
-//! memory, shared by the block scan and the column kernel. All threads of the block call each
-//! phase; each level ends in a barrier.
+//! memory, behind block_scan's `blelloch` algorithm: a collective for users' kernels (no fastscan
+//! kernel uses it). All threads of the block call each phase; each level ends in a barrier.
 #pragma once
 
 #include <fastscan/config.cuh>

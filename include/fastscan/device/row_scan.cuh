@@ -111,10 +111,8 @@ struct staged_items {
 //! (unrolled, 128 uint8 items spilled 858 bytes); there each unit is fast when unit_fast(u) says
 //! so (all of its items in range and no head among them), so a thread with a row head pays the
 //! checks in that unit only. A fast unit goes to whole_unit(unit, u) first, which takes it whole
-//! (returning true) or leaves it to the item visits. H200, harness, same run, per-thread ->
-//! per-unit checks: uint8 sums [16384, 4096] 128 -> 66 us, [262144, 256] 113 -> 51, [1048576, 64]
-//! 113 -> 62 (1-D 2^26: 57 -> 55); int16 [16384, 4096] 132 -> 81; half 145 -> 91; int32 / int64
-//! rows (unrolled) unchanged.
+//! (returning true) or leaves it to the item visits. (Checked per thread, a row head sent all
+//! 256 items and its warp down the checked path.)
 template <int ITEMS, int UnrolledMax, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit,
           class UnitFast, class WholeUnit>
 FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&& unit_fast, WholeUnit&& whole_unit) {
@@ -161,8 +159,8 @@ FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&
 
 //! Segment heads at multiples of `len` (the rows of an [outer, len] array), computed from
 //! positions: no keys are loaded. A heads policy tells a tile whether it starts a segment and a
-//! thread where the heads among its items are (thread_heads); device/README in ARCHITECTURE.md
-//! says how a policy that compares keys, or one with a carry per row, plugs in.
+//! thread where the heads among its items are (thread_heads); ARCHITECTURE.md says how a policy
+//! that compares keys, or one with a carry per row, plugs in.
 struct positional_heads {
   std::int64_t len;  //!< segment length (> 0)
   divisor by_len;

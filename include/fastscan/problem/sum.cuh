@@ -42,9 +42,7 @@ struct sum_problem {
   }
 
   //! 1-byte integer sums into their own type take whole 16-byte units four bytes at a time
-  //! (unit_total, scan_unit), where the item loop spent 3 - 4 instructions per byte. H200, harness,
-  //! same run, item loop -> units: uint8 1-D 2^26 54.1 -> 50.7 us, 2^28 170 -> 165, [16384, 4096]
-  //! 63.9 -> 52.4, [262144, 256] 48.3 -> 43.7; int8 2^26 54.7 -> 51.2.
+  //! (unit_total, scan_unit), where the item loop spent 3 - 4 instructions per byte.
   static constexpr bool unit_sums = std::is_integral_v<T> && sizeof(T) == 1 && std::is_same_v<Out, T> && std::is_same_v<Acc, T>;
   //! The sum of a unit's 16 bytes (modulo 256, as the type wraps): one dp4a per 4 bytes.
   template <class Unit>
