@@ -47,14 +47,12 @@ void bench_extreme(benchmark::State& state, fastscan::Shape3 s, fastscan::Extrem
   device_memory in(n * sizeof(T)), values(n * sizeof(T)), indices(n * 8);
   fill<<<1024, 256>>>(in.as<T>(), n, 1);
   std::size_t temp_bytes = 0;
-  check(fastscan::extreme_scan(nullptr, temp_bytes, in.as<T>(), values.as<T>(), indices.as<std::int64_t>(), s, e,
-                               fastscan::Tie::last),
+  check(bench_support::extreme(nullptr, temp_bytes, in.as<T>(), values.as<T>(), indices.as<std::int64_t>(), s, e),
         "size query");
   device_memory temp(temp_bytes);
   time_calls(state, extreme_bytes<T>(n), extreme_bytes<T>(n), [&] {
-    check(fastscan::extreme_scan(temp.ptr, temp_bytes, in.as<T>(), values.as<T>(), indices.as<std::int64_t>(), s, e,
-                                 fastscan::Tie::last),
-          "extreme_scan");
+    check(bench_support::extreme(temp.ptr, temp_bytes, in.as<T>(), values.as<T>(), indices.as<std::int64_t>(), s, e),
+          "cummax / cummin");
   });
 }
 

@@ -47,8 +47,8 @@ void probe(const std::string& op, const std::string& type, fastscan::Shape3 s) {
   const std::size_t bytes = n * (2 * sizeof(T) + (extreme ? 8 : 0));
   std::size_t temp_bytes = 0;
   auto call = [&](void* temp) {
-    return extreme ? fastscan::extreme_scan(temp, temp_bytes, in.as<T>(), out.as<T>(), indices.as<std::int64_t>(), s,
-                                            which, fastscan::Tie::last)
+    return extreme ? bench_support::extreme(temp, temp_bytes, in.as<T>(), out.as<T>(), indices.as<std::int64_t>(), s,
+                                            which)
                    : fastscan::cumsum(temp, temp_bytes, in.as<T>(), out.as<T>(), s);
   };
   check(call(nullptr), "size query");

@@ -76,43 +76,9 @@ class block_scan {
     }
     __syncthreads();
     if constexpr (Algorithm == block_scan_algorithm::warp_scans) {
-      if (w == 0) {
-        // The row's first warp scans its warp totals; lane i then holds the prefix of warp i + 1.
-        const T total = row[lane < wpr ? lane : wpr - 1];
-        const T scanned = warp_inclusive_scan(total, op);
-        T row_prefix = detail::shuffle_idx(scanned, wpr - 1);
-        const bool has = prefix(detail::shuffle_idx(scanned, wpr - 1), row_prefix);
-        const bool has_row_prefix = detail::shuffle_idx(has, 0);
-        row_prefix = detail::shuffle_idx(row_prefix, 0);
-        __syncwarp();
-        if (lane + 1 < wpr) {
-          row[lane + 1] = has_row_prefix ? op(row_prefix, scanned) : scanned;
-        }
-        if (lane == 0) {
-          has_prefix_[y] = has_row_prefix;
-          if (has_row_prefix) {
-            row[0] = row_prefix;
-          }
-        }
-      }
-      __syncthreads();
+      scan_row_totals(row, y, w, lane, wpr, op, prefix);
     } else {
-      const detail::sweep_layout layout{wpr, y_extent_, wpr, 1};
-      detail::blelloch_upsweep(slots_, layout, op);
-      if (w == 0) {
-        T row_prefix = row[wpr - 1];
-        const bool has = prefix(row[wpr - 1], row_prefix);
-        __syncwarp();
-        if (lane == 0) {
-          has_prefix_[y] = has;
-          if (has) {
-            row[wpr - 1] = row_prefix;
-          }
-        }
-      }
-      __syncthreads();
-      const bool* has_prefix = has_prefix_;
-      detail::blelloch_downsweep(slots_, layout, op, [has_prefix](int r) { return has_prefix[r]; });
+      sweep_row_totals(row, y, w, lane, wpr, op, prefix);
     }
     const bool warp_has = w > 0 || has_prefix_[y];
     if (lane == 0) {
@@ -143,6 +109,51 @@ class block_scan {
   }
 
  private:
+  //! warp_scans: the row's first warp scans its warp totals; lane i then holds the prefix of warp
+  //! i + 1. Two barriers.
+  template <class Op, class Prefix>
+  FASTSCAN_DEVICE void scan_row_totals(T* row, int y, int w, int lane, int wpr, Op op, Prefix& prefix) {
+    if (w == 0) {
+      const T total = row[lane < wpr ? lane : wpr - 1];
+      const T scanned = warp_inclusive_scan(total, op);
+      T row_prefix = detail::shuffle_idx(scanned, wpr - 1);
+      const bool has = prefix(detail::shuffle_idx(scanned, wpr - 1), row_prefix);
+      const bool has_row_prefix = detail::shuffle_idx(has, 0);
+      row_prefix = detail::shuffle_idx(row_prefix, 0);
+      __syncwarp();
+      if (lane + 1 < wpr) {
+        row[lane + 1] = has_row_prefix ? op(row_prefix, scanned) : scanned;
+      }
+      if (lane == 0) {
+        has_prefix_[y] = has_row_prefix;
+        if (has_row_prefix) {
+          row[0] = row_prefix;
+        }
+      }
+    }
+    __syncthreads();
+  }
+  //! blelloch: up-sweep, the prefix hook on the row total, down-sweep.
+  template <class Op, class Prefix>
+  FASTSCAN_DEVICE void sweep_row_totals(T* row, int y, int w, int lane, int wpr, Op op, Prefix& prefix) {
+    const detail::sweep_layout layout{wpr, y_extent_, wpr, 1};
+    detail::blelloch_upsweep(slots_, layout, op);
+    if (w == 0) {
+      T row_prefix = row[wpr - 1];
+      const bool has = prefix(row[wpr - 1], row_prefix);
+      __syncwarp();
+      if (lane == 0) {
+        has_prefix_[y] = has;
+        if (has) {
+          row[wpr - 1] = row_prefix;
+        }
+      }
+    }
+    __syncthreads();
+    const bool* has_prefix = has_prefix_;
+    detail::blelloch_downsweep(slots_, layout, op, [has_prefix](int r) { return has_prefix[r]; });
+  }
+
   T* slots_;
   bool* has_prefix_;
   int x_extent_;
