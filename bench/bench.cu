@@ -15,6 +15,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -276,6 +277,14 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int a = 1; a < argc; ++a) {
+    if (std::strncmp(argv[a], "--benchmark_list_tests", 22) == 0) {  // (no device needed to list the cases)
+      register_all();
+      benchmark::Initialize(&argc, argv);
+      benchmark::RunSpecifiedBenchmarks();
+      return 0;
+    }
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("fastscan_bench: no CUDA device on this machine; nothing to measure.\n");

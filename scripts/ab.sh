@@ -2,26 +2,43 @@
 # A/B timing of header variants in one process run each, on the GPU machine:
 #
 #   scripts/ab.sh DIR [DIR ...] -- OP TYPE OUTER LEN INNER [OP TYPE OUTER LEN INNER ...]
+#   scripts/ab.sh DIR [DIR ...] -- --bench LIST_FILE [REGEX]
 #
 # Each DIR holds an include/ tree (a copy of include/ with one change; `.` for this checkout).
-# bench/probe.cu is compiled against each with nvcc (in parallel; PROBE_TYPES="-DPROBE_TYPE_I64 ..."
-# limits the types compiled), then every variant runs every case, ROUNDS times (default 2) in turn,
-# and the table shows each case's best median over the rounds, variant by variant.
+# bench/probe.cu is compiled against each, one binary per type the cases use (-DPROBE_TYPE_<T>),
+# all compiles in parallel (one type of one tree is a minute on one core). Then, ROUNDS times
+# (default 2), every variant runs every case in turn, one process per variant and type; the table
+# shows each case's best median over the rounds, variant by variant, and the change of the last
+# variant against the first. --bench takes the cases from `fastscan_bench --benchmark_list_tests`
+# output (bench/probe_cases.py): every fastscan case of the benchmark the probe can run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dirs=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do dirs+=("$1"); shift; done
 [ $# -gt 0 ] && shift
+if [ "${1:-}" = "--bench" ]; then
+  set -- $(python3 bench/probe_cases.py "$2" "${3:-}")
+fi
 [ ${#dirs[@]} -gt 0 ] && [ $# -ge 5 ] || { echo "usage: $0 DIR [DIR ...] -- OP TYPE OUTER LEN INNER [...]" >&2; exit 2; }
 out=${OUT:-$(mktemp -d)}
+cases=("$@")
+types=$(for ((c = 1; c < ${#cases[@]}; c += 5)); do echo "${cases[$c]}"; done | sort -u)
 for i in "${!dirs[@]}"; do
-  (nvcc -std=c++17 -O3 -arch=sm_90 ${PROBE_TYPES:-} -I"${dirs[$i]}/include" bench/probe.cu -o "$out/probe$i" \
-    > "$out/probe$i.log" 2>&1 || echo "compile failed: ${dirs[$i]} (see $out/probe$i.log)") &
+  for t in $types; do
+    (nvcc -std=c++17 -O3 -arch=sm_90 -DPROBE_TYPE_${t^^} -I"${dirs[$i]}/include" bench/probe.cu -o "$out/probe$i-$t" \
+      > "$out/probe$i-$t.log" 2>&1 || echo "compile failed: ${dirs[$i]} $t (see $out/probe$i-$t.log)") &
+  done
 done
 wait
 for r in $(seq "${ROUNDS:-2}"); do
-  for i in "${!dirs[@]}"; do
-    "$out/probe$i" "$@" | sed "s|^|${dirs[$i]} |"
+  for t in $types; do
+    args=()
+    for ((c = 0; c < ${#cases[@]}; c += 5)); do
+      [ "${cases[$((c + 1))]}" = "$t" ] && args+=("${cases[@]:$c:5}")
+    done
+    for i in "${!dirs[@]}"; do
+      "$out/probe$i-$t" "${args[@]}" | sed "s|^|${dirs[$i]} |"
+    done
   done
 done | tee "$out/ab.log" | python3 -c '
 import sys, re
@@ -33,8 +50,14 @@ for line in sys.stdin:
     if v not in variants: variants.append(v)
     if c not in cases: cases.append(c)
     best[v, c] = min(t, best.get((v, c), t))
-print("| case | " + " | ".join(variants) + " |")
-print("|---" * (len(variants) + 1) + "|")
+a, b = variants[0], variants[-1]
+print("| case | " + " | ".join(variants) + " | change |")
+print("|---" * (len(variants) + 2) + "|")
+worst = None
 for c in cases:
-    print("| " + c + " | " + " | ".join("%.1f" % best[v, c] if (v, c) in best else "-" for v in variants) + " |")
+    row = " | ".join("%.1f" % best[v, c] if (v, c) in best else "-" for v in variants)
+    ch = 100.0 * (best[b, c] / best[a, c] - 1) if (a, c) in best and (b, c) in best else None
+    if ch is not None and (worst is None or ch > worst[0]): worst = (ch, c)
+    print("| " + c + " | " + row + " | " + ("%+.1f %%" % ch if ch is not None else "-") + " |")
+if worst: print("\nworst change, %s against %s: %+.1f %% (%s)" % (b, a, worst[0], worst[1]))
 '
