@@ -84,6 +84,10 @@ int kernel_lookback_cols_per_warp(const plan& p, bool exact) {
   return std::max(spread, least);
 }
 
+//! The look-back window of that warp: one predecessor per lane and column, 32 / columns tiles deep
+//! (device/tile_state.cuh, exclusive_prefix).
+int kernel_lookback_window(const plan& p, bool exact) { return 32 / kernel_lookback_cols_per_warp(p, exact); }
+
 // Every plan of a sweep is checked on every property; Catch hears of one, with the plan's context,
 // only when it fails (a million plans' passing CHECKs would take most of the run).
 #define PLAN_CHECK(...)             \
@@ -434,6 +438,24 @@ TEST_CASE("dispatch plans each entry point with its kernels' exactness and slice
     // A wide column kernel (more rows per thread than the normal one) comes with its own slice.
     if (t.column_items > policy::column_items(t.in_bytes)) {
       CHECK(t.column_wide_exchange_bytes_per_warp >= t.exchange_bytes_per_warp);
+    }
+  }
+}
+
+TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
+  // 65536 int64 along axis 0 is latency: a chain longer than the window a look-back warp polls
+  // per round trip (32 tiles shared among the columns it looks back for) waits for several round
+  // trips. The window is the column kernel's: its warps look back for
+  // max(tile_cols / warps, policy::column_lookback_min_cols_per_warp<Exact>) columns each.
+  for (const fastscan::scan_types& types : {fastscan::scan_types{8, 8, 16, 16, 4608}, fastscan::scan_types{8, 16, 32, 24, 4608}}) {
+    for (std::int64_t len = 2; len <= 65536; len *= 2) {
+      const Shape3 s{1, len, 65536 / len};
+      const auto p = fastscan::make_plan(s, types, h200);
+      REQUIRE(p.valid);
+      if (p.kind != strategy::columns || !p.lookback) continue;
+      CAPTURE(shape_name(s), types_name(types), p.block_threads, p.tile_cols, p.len_tiles,
+              kernel_lookback_cols_per_warp(p, types.exact));
+      CHECK(p.len_tiles <= kernel_lookback_window(p, types.exact));
     }
   }
 }
