@@ -1,28 +1,19 @@
-// cummax / cummin against the sequential framework rule, on every dtype, both index types, both
-// tie policies, and shapes at the edges of the plans: integer and bool types here, floating-point
-// types in test_extreme_float.cu.
-#include "extreme_check.cuh"
+// The int64 tests of the dtype sweep (cummax / cummin, cumsum): the int64 kernels compile in
+// this file alone, the other dtypes' in theirs, so the sweep builds in parallel.
+#include "../extreme_check.cuh"
+#include "../sum_check.cuh"
 
 using namespace fstest;
 
-TEMPLATE_TEST_CASE("cummax and cummin match the framework rule on edge shapes", "[gpu][extreme]", bool,
-                   std::uint8_t, std::int8_t, std::int16_t, std::int32_t, std::int64_t) {
-  check_all_shapes<TestType>();
+TEMPLATE_TEST_CASE("cummax and cummin match the framework rule on edge shapes", "[gpu][extreme]", std::int64_t) {
+  check_extreme_shapes<TestType>();
 }
 
-namespace {
-std::vector<std::int64_t> framework_indices(const std::vector<double>& x, fastscan::Extreme e, host_array<double>* values) {
-  device_buffer<double> d_in(x.size()), d_v(x.size());
-  device_buffer<std::int64_t> d_i(x.size());
-  d_in.upload(x);
-  d_v.poison();
-  d_i.poison();
-  CUDA_REQUIRE(fastscan::extreme_scan(d_in.ptr, d_v.ptr, d_i.ptr, {1, static_cast<std::int64_t>(x.size()), 1}, e,
-                                      fastscan::Tie::last));
-  if (values != nullptr) *values = d_v.download();
-  return d_i.download().to_vector();
+TEMPLATE_TEST_CASE("cumsum into the same type", "[gpu][sum]", std::int64_t) { check_sum_shapes<TestType, TestType>(); }
+
+TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][sum]", std::int64_t) {
+  check_sum_off_grid<TestType>();
 }
-}  // namespace
 
 TEST_CASE("cummax of inputs and outputs off the 16-byte grid", "[gpu][extreme]") {
   // One element past an allocation: inputs, values or indices leave the coalesced paths.
@@ -57,18 +48,4 @@ TEST_CASE("cummax of inputs and outputs off the 16-byte grid", "[gpu][extreme]")
       CHECK(bad == 0);
     }
   }
-}
-
-TEST_CASE("cummax and cummin reproduce the framework examples", "[gpu][extreme]") {
-  CHECK(framework_indices({2, 2, 1, 1, 3, 3}, fastscan::Extreme::max, nullptr) ==
-        std::vector<std::int64_t>{0, 1, 1, 1, 4, 5});
-  CHECK(framework_indices({2, 2, 1, 1, 3, 3}, fastscan::Extreme::min, nullptr) ==
-        std::vector<std::int64_t>{0, 1, 2, 3, 3, 3});
-  host_array<double> values;
-  CHECK(framework_indices({1, 3, 3, 2, NAN, 5, NAN}, fastscan::Extreme::max, &values) ==
-        std::vector<std::int64_t>{0, 1, 2, 2, 4, 4, 6});
-  CHECK(values[3] == 3);
-  CHECK(std::isnan(values[4]));
-  CHECK(std::isnan(values[5]));
-  CHECK(std::isnan(values[6]));
 }

@@ -1,5 +1,5 @@
-// cummax / cummin checks shared by the test files that split the dtype sweep (two files, so the
-// sweep's 80 (type, index, operator) instantiations compile in parallel).
+// cummax / cummin checks shared by the per-dtype test files (dtype/*.cu: each dtype's 8
+// (index, operator) instantiations compile in their own file, in parallel).
 #pragma once
 
 #include "common.cuh"
@@ -42,7 +42,7 @@ void check_extreme(fastscan::Shape3 s, fastscan::Extreme e, fastscan::Tie tie, s
 }
 
 template <class T>
-void check_all_shapes() {
+void check_extreme_shapes() {
   using dispatch = fastscan::detail::dispatch<fastscan::detail::extreme_problem<T, std::int64_t>>;
   const auto tiles = tile_sizes<dispatch>();
   std::uint64_t seed = 1;

@@ -1,12 +1,13 @@
-// cumsum / exclusive_cumsum against sequential sums. The random data are multiples of 0.5 small
+// cumsum / exclusive_cumsum checks shared by the per-dtype test files (dtype/*.cu: each dtype's
+// kernels compile in their own file, in parallel). The random data are multiples of 0.5 small
 // enough that every partial sum is exact in float, so results are compared bit for bit (NaN to NaN).
+#pragma once
+
 #include "common.cuh"
 
 #include <algorithm>
 
-using namespace fstest;
-
-namespace {
+namespace fstest {
 
 template <class T, class Out>
 void check_sum(fastscan::Shape3 s, bool exclusive, std::uint64_t seed, bool in_place) {
@@ -57,7 +58,7 @@ void check_sum(fastscan::Shape3 s, bool exclusive, std::uint64_t seed, bool in_p
 }
 
 template <class T, class Out>
-void check_all_shapes() {
+void check_sum_shapes() {
   using dispatch = fastscan::detail::dispatch<typename fastscan::detail::sum_entry<T, Out>::problem>;
   const auto tiles = tile_sizes<dispatch>();
   std::uint64_t seed = 100;
@@ -70,20 +71,13 @@ void check_all_shapes() {
   }
 }
 
-}  // namespace
+//! The framework's wider output type of a sum: int64 for integers and bool, float for 16-bit floats.
+template <class T>
+using wider_t = std::conditional_t<fastscan::detail::is_half_v<T>, float, std::int64_t>;
 
-TEMPLATE_TEST_CASE("cumsum into the same type", "[gpu][sum]", std::uint8_t, std::int8_t, std::int16_t, std::int32_t,
-                   std::int64_t, __half, __nv_bfloat16, float, double) {
-  check_all_shapes<TestType, TestType>();
-}
-
-TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", bool, std::uint8_t, std::int8_t,
-                   std::int16_t, std::int32_t, __half, __nv_bfloat16) {
-  using Out = std::conditional_t<fastscan::detail::is_half_v<TestType>, float, std::int64_t>;
-  check_all_shapes<TestType, Out>();
-}
-
-TEMPLATE_TEST_CASE("ordered column sums look back across tile groups", "[gpu][sum][lookback]", float, double, __half) {
+//! "ordered column sums look back across tile groups" (float, double, __half).
+template <class TestType>
+void check_grouped_lookback() {
   // Float column sums along one chain look back in two levels: groups of 32 / (columns per
   // look-back warp) tiles (device/tile_state.cuh, grouped_exclusive_prefix). Chains of several
   // groups, a last group cut short; the sums are exact, so any wrong fold shows.
@@ -108,8 +102,9 @@ TEMPLATE_TEST_CASE("ordered column sums look back across tile groups", "[gpu][su
   }
 }
 
-TEMPLATE_TEST_CASE("cumsum of 1- and 2-byte types on the full-size row plan", "[gpu][sum]", std::uint8_t, std::int8_t,
-                   std::int16_t, __half) {
+//! "cumsum of 1- and 2-byte types on the full-size row plan" (uint8, int8, int16, __half).
+template <class TestType>
+void check_full_size_rows() {
   // Above the latency plans' sizes, these rows hold more than policy::row_unrolled_items_max items
   // per thread and check row heads per 16-byte unit (1-byte sums take whole units four bytes at a
   // time): rows shorter than a unit, heads inside units, a last thread with a partial unit.
@@ -129,8 +124,9 @@ TEMPLATE_TEST_CASE("cumsum of 1- and 2-byte types on the full-size row plan", "[
   }
 }
 
-TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][sum]", std::uint8_t, std::int16_t,
-                   std::int32_t, std::int64_t, float) {
+//! "cumsum of inputs and outputs off the 16-byte grid" (uint8, int16, int32, int64, float).
+template <class TestType>
+void check_sum_off_grid() {
   // Pointers one element past an allocation: whole warps lose their coalesced path on the input,
   // the output or both, and mix staged and direct accesses.
   std::uint64_t seed = 900;
@@ -171,7 +167,8 @@ TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][s
   }
 }
 
-TEST_CASE("float cumsum is bitwise reproducible", "[gpu][sum][determinism]") {
+//! "float cumsum is bitwise reproducible".
+inline void check_float_sum_reproducible() {
   // Non-integral random floats, so the grouping of additions shows in the last bits.
   for (fastscan::Shape3 s : {fastscan::Shape3{1, std::int64_t{1} << 24, 1}, fastscan::Shape3{1, 1 << 20, 3},
                              fastscan::Shape3{1, 1 << 16, 64}, fastscan::Shape3{7, 1000003, 1}, fastscan::Shape3{1, 1 << 20, 13}}) {
@@ -207,3 +204,5 @@ TEST_CASE("float cumsum is bitwise reproducible", "[gpu][sum][determinism]") {
     }
   }
 }
+
+}  // namespace fstest

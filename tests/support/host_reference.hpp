@@ -1,12 +1,14 @@
-// Shared helpers for the fastscan tests: device buffers, random data full of ties and NaNs,
-// poisoning, host references with the framework semantics, and the shape lists.
+// Host-side helpers shared by the host tests and the GPU tests: a byte-backed host array, random
+// data full of ties and NaNs, sequential references with the framework semantics, names, and the
+// edge-shape list. Plain C++ (the host compiler builds it): nothing here touches a device.
 #pragma once
 
-#include <fastscan/scan.cuh>
+#include <fastscan/detail/numeric.cuh>
+#include <fastscan/shape.hpp>
 
-#include <catch2/catch.hpp>
-
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -14,11 +16,8 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-#include <algorithm>
 
 namespace fstest {
-
-#define CUDA_REQUIRE(expr) REQUIRE((expr) == cudaSuccess)
 
 //! A host array that, unlike std::vector<bool>, stores bool as bytes with a data() pointer.
 template <class T>
@@ -45,45 +44,6 @@ class host_array {
   };
   std::vector<wrap> data_;
 };
-
-template <class T>
-struct device_buffer {
-  T* ptr = nullptr;
-  std::size_t count = 0;
-  explicit device_buffer(std::size_t n) : count(n) {
-    if (n > 0) {
-      const cudaError_t err = cudaMalloc(&ptr, n * sizeof(T));
-      if (err != cudaSuccess) {
-        FAIL("cudaMalloc of " << n * sizeof(T) << " bytes failed: " << cudaGetErrorString(err));
-      }
-    }
-  }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  ~device_buffer() { cudaFree(ptr); }
-  template <class H>
-  void upload(const H& h) {
-    CUDA_REQUIRE(cudaMemcpy(ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  host_array<T> download() const {
-    host_array<T> h(count);
-    if (count > 0) {
-      CUDA_REQUIRE(cudaMemcpy(h.data(), ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
-    }
-    return h;
-  }
-  //! Fills with a byte pattern no correct result equals, so unwritten elements are caught.
-  void poison() {
-    if (count > 0) {
-      CUDA_REQUIRE(cudaMemset(ptr, 0x5b, count * sizeof(T)));
-    }
-  }
-};
-
-inline bool has_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 template <class T>
 std::string type_name() {
@@ -240,20 +200,6 @@ inline std::vector<fastscan::Shape3> edge_shapes(std::int64_t row_tile, std::int
     }
   }
   return shapes;
-}
-
-//! Tile sizes of the plans the running device gets, so the shape lists follow the solver: rows,
-//! column rows, and rows of a latency-bound plan.
-struct plan_tiles {
-  std::int64_t rows, column_rows, small_rows;
-};
-template <class Dispatch>
-plan_tiles tile_sizes() {
-  fastscan::plan rows, cols, small;
-  REQUIRE(Dispatch::solve({1, std::int64_t{1} << 26, 1}, rows) == cudaSuccess);
-  REQUIRE(Dispatch::solve({1, std::int64_t{1} << 26, 64}, cols) == cudaSuccess);
-  REQUIRE(Dispatch::solve({1, 65536, 1}, small) == cudaSuccess);
-  return {rows.tile_items, cols.tile_items, small.tile_items};
 }
 
 template <class T>

@@ -1,6 +1,8 @@
 // inclusive_scan with user operators and iterators, and the block_scan collective on its own.
 #include "common.cuh"
 
+#include "../support/odd_types.cuh"
+
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 
@@ -81,6 +83,25 @@ TEST_CASE("inclusive_scan with a non-commutative operator", "[gpu][generic]") {
     CAPTURE(shape_name(s));
     check_generic<affine>(s, compose_affine{}, make_affine);
     check_generic<mat2>(s, matmul{}, make_mat);
+  }
+}
+
+TEST_CASE("inclusive_scan of elements of 3 and 6 bytes", "[gpu][generic]") {
+  // Sizes that are neither powers of two nor divisors of 16: the column kernel for every layout,
+  // with power-of-two tiles (host/plan_properties.cpp), rows, long rows and columns.
+  using odd_sizes::rgb;
+  using odd_sizes::six;
+  auto make_rgb = [](std::mt19937& rng) {
+    return rgb{static_cast<unsigned char>(rng()), static_cast<unsigned char>(rng()), static_cast<unsigned char>(rng())};
+  };
+  auto make_six = [](std::mt19937& rng) {
+    return six{{static_cast<short>(rng() % 7 - 3), static_cast<short>(rng()), static_cast<short>(rng() % 3)}};
+  };
+  for (fastscan::Shape3 s : {fastscan::Shape3{1, 1, 1}, fastscan::Shape3{1, 100000, 1}, fastscan::Shape3{3, 4099, 1},
+                             fastscan::Shape3{1, 65536, 7}, fastscan::Shape3{2, 1000, 300}, fastscan::Shape3{1, 16, 100000}}) {
+    CAPTURE(shape_name(s));
+    check_generic<rgb>(s, odd_sizes::rgb_max{}, make_rgb);
+    check_generic<six>(s, odd_sizes::six_sum{}, make_six);
   }
 }
 

@@ -320,3 +320,108 @@ TEST_CASE("float sums are bitwise the same on every run, whatever the temp stora
     }
   }
 }
+
+namespace {
+
+//! Scans `c` through dispatch<Problem>::launch with the plan the solver makes for the running device
+//! with its grid capped at `max_grid` blocks, over temp storage full of garbage; returns the wrong
+//! outputs, or -1 when the plan's grid holds every tile (nothing to test).
+template <class Problem, class T>
+long long count_wrong_capped(const scan_case& c, std::int64_t max_grid, bool& looked_back) {
+  using dispatch = fastscan::detail::dispatch<Problem>;
+  fastscan::device_limits dev;
+  CUDA_REQUIRE(fastscan::detail::query_device(dev));
+  dev.max_grid_x = max_grid;
+  const fastscan::plan p = fastscan::make_plan(c.s, dispatch::types(), dev);
+  REQUIRE(p.valid);
+  if (p.grid >= p.num_tiles) return -1;
+  looked_back = p.lookback;
+  device_buffer<unsigned char> temp(std::max<std::size_t>(p.temp_bytes, 16));
+  CUDA_REQUIRE(cudaMemset(temp.ptr, 0xff, std::max<std::size_t>(p.temp_bytes, 16)));  // no zeroed counter to lean on
+  device_buffer<T> d_in(c.numel()), d_out(c.numel());
+  device_buffer<std::int64_t> d_idx(c.numel());
+  std::vector<std::int64_t> values, indices;
+  c.expected<T>(300 + static_cast<std::uint64_t>(max_grid), d_in, values, indices);
+  d_out.poison();
+  d_idx.poison();
+  Problem prob{};
+  if constexpr (std::is_same_v<Problem, fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>) {
+    prob = Problem{d_in.ptr, d_out.ptr, d_idx.ptr, {}};
+  } else {
+    prob = Problem{d_in.ptr, d_out.ptr, false};
+  }
+  CUDA_REQUIRE(dispatch::launch(p, temp.ptr, prob, nullptr));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  return static_cast<long long>(count_wrong(c, d_out, d_idx, values, indices));
+}
+
+}  // namespace
+
+TEST_CASE("grids smaller than their tiles take tiles from the counter outside graph capture", "[gpu][lookback]") {
+  // A plan whose grid cannot hold one block per tile (device_limits::max_grid_x) loops its blocks
+  // over tiles; tiles that look back then come from the tile counter in issue order (dispatch
+  // zeroes it and the state), not from block indices with a fresh tag. The solver plans the same
+  // shapes for the running device with its grid capped; plans without a look-back loop over tiles
+  // by block index.
+  using extreme_problem = fastscan::detail::extreme_problem<std::int64_t, std::int64_t>;  // cummax's operator
+  using sum_problem = fastscan::detail::sum_entry<std::int32_t, std::int32_t>::problem;
+  std::vector<fastscan::Shape3> shapes = lookback_shapes;
+  shapes.push_back({4096, 4096, 1});  // rows that fill whole tiles: no look-back
+  shapes.push_back({64, 8, 4096});    // columns that fit one tile along len: no look-back
+  int counted = 0, strided = 0;
+  for (const auto& s : shapes) {
+    for (const std::int64_t max_grid : {1, 7, 64}) {
+      if (max_grid == 1 && s.outer * s.len * s.inner > (1 << 20)) continue;  // one block through millions: slow under the sanitizers
+      for (bool extreme : {true, false}) {
+        CAPTURE(shape_name(s), max_grid, extreme ? "cummax int64" : "cumsum int32");
+        const scan_case c{s, extreme};
+        bool looked_back = false;
+        const long long wrong = extreme ? count_wrong_capped<extreme_problem, std::int64_t>(c, max_grid, looked_back)
+                                        : count_wrong_capped<sum_problem, std::int32_t>(c, max_grid, looked_back);
+        if (wrong < 0) continue;
+        CHECK(wrong == 0);
+        ++(looked_back ? counted : strided);
+      }
+    }
+  }
+  // Both modes ran: counter-ordered tiles with a look-back, block-strided tiles without.
+  CHECK(counted > 0);
+  CHECK(strided > 0);
+
+  // Float sums (ordered look-backs; along one chain of columns in two levels, whose group state
+  // dispatch zeroes too), on sums exact in float.
+  using float_dispatch = fastscan::detail::dispatch<fastscan::detail::sum_entry<float, float>::problem>;
+  fastscan::device_limits dev;
+  CUDA_REQUIRE(fastscan::detail::query_device(dev));
+  dev.max_grid_x = 7;
+  bool grouped = false;
+  for (const fastscan::Shape3 s : {fastscan::Shape3{1, (1 << 20) + 5, 4}, fastscan::Shape3{1, 300001, 3},
+                                   fastscan::Shape3{3, 1700003, 1}, fastscan::Shape3{2, 4099, 64}}) {
+    CAPTURE(shape_name(s));
+    const fastscan::plan p = fastscan::make_plan(s, float_dispatch::types(), dev);
+    REQUIRE(p.valid);
+    REQUIRE(p.lookback);
+    REQUIRE(p.grid < p.num_tiles);
+    grouped = grouped || p.lookback_groups;
+    const auto n = static_cast<std::size_t>(s.outer * s.len * s.inner);
+    const auto in = random_values<float>(n, 400);
+    device_buffer<float> d_in(n), d_out(n);
+    d_in.upload(in);
+    d_out.poison();
+    device_buffer<unsigned char> temp(p.temp_bytes);
+    CUDA_REQUIRE(cudaMemset(temp.ptr, 0xff, p.temp_bytes));
+    const fastscan::detail::sum_entry<float, float>::problem prob{d_in.ptr, d_out.ptr, false};
+    CUDA_REQUIRE(float_dispatch::launch(p, temp.ptr, prob, nullptr));
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    std::vector<double> sums, mags;
+    std::vector<float> exact;
+    reference_sum<float, float>(in, sums, mags, exact, s, false);
+    const auto got = d_out.download();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      bad += std::isnan(sums[i]) ? !std::isnan(got[i]) : !same_bits(got[i], static_cast<float>(sums[i]));
+    }
+    CHECK(bad == 0);
+  }
+  CHECK(grouped);
+}

@@ -1,0 +1,131 @@
+// The operators on the host (their calls are __host__ __device__): the framework's extreme and tie
+// rule, associativity on ties and NaNs, the segmented operator, and dtype names.
+#include "../support/host_reference.hpp"
+
+#include <fastscan/ops/value_index.cuh>
+
+#include <catch2/catch.hpp>
+
+using namespace fstest;
+
+TEST_CASE("value types carry the framework's dtype names", "[host][ops]") {
+  using fastscan::detail::dtype_name;
+  CHECK(std::string(dtype_name<bool>()) == "bool");
+  CHECK(std::string(dtype_name<std::uint8_t>()) == "uint8");
+  CHECK(std::string(dtype_name<std::int8_t>()) == "int8");
+  CHECK(std::string(dtype_name<std::int16_t>()) == "int16");
+  CHECK(std::string(dtype_name<std::int32_t>()) == "int32");
+  CHECK(std::string(dtype_name<std::int64_t>()) == "int64");
+  CHECK(std::string(dtype_name<long long>()) == "int64");
+  CHECK(std::string(dtype_name<__half>()) == "float16");
+  CHECK(std::string(dtype_name<__nv_bfloat16>()) == "bfloat16");
+  CHECK(std::string(dtype_name<float>()) == "float32");
+  CHECK(std::string(dtype_name<double>()) == "float64");
+  CHECK(std::string(dtype_name<char>()) == "other");
+}
+
+TEST_CASE("extreme operator follows the framework rule", "[host][ops]") {
+  using fastscan::Extreme;
+  using fastscan::Tie;
+  const fastscan::value_index_op<float, Extreme::max, Tie::last> max_last;
+  const fastscan::value_index_op<float, Extreme::max, Tie::first> max_first;
+  const fastscan::value_index_op<float, Extreme::min, Tie::last> min_last;
+  const float nan = std::nanf("");
+  CHECK(max_last.later_wins(1.f, 2.f));
+  CHECK_FALSE(max_last.later_wins(2.f, 1.f));
+  CHECK(max_last.later_wins(2.f, 2.f));
+  CHECK_FALSE(max_first.later_wins(2.f, 2.f));
+  CHECK(max_last.later_wins(2.f, nan));
+  CHECK_FALSE(max_last.later_wins(nan, 5.f));
+  CHECK(max_last.later_wins(nan, nan));
+  CHECK_FALSE(max_first.later_wins(nan, nan));
+  CHECK(min_last.later_wins(2.f, 1.f));
+  CHECK(min_last.later_wins(-1.f, nan));
+  CHECK_FALSE(min_last.later_wins(nan, -5.f));
+  CHECK(max_last.later_wins(0.f, -0.f));  // equal values: the later one (and its sign) is kept
+  // 16-bit floats compare as floats.
+  const fastscan::value_index_op<__half, Extreme::max, Tie::first> half_max;
+  CHECK(half_max.later_wins(__double2half(1.0), __double2half(1.5)));
+  CHECK_FALSE(half_max.later_wins(__double2half(1.5), __double2half(1.5)));
+  CHECK(half_max.later_wins(__double2half(1.5), __double2half(std::nan(""))));
+}
+
+TEST_CASE("only operators that regroup without changing a bit are exactly associative", "[host][ops]") {
+  // The look-back may fold these in any order; the others (float sums) in one fixed order.
+  STATIC_REQUIRE(fastscan::is_exactly_associative<fastscan::sum_op, std::int64_t>::value);
+  STATIC_REQUIRE(fastscan::is_exactly_associative<fastscan::sum_op, std::uint8_t>::value);
+  STATIC_REQUIRE_FALSE(fastscan::is_exactly_associative<fastscan::sum_op, float>::value);
+  STATIC_REQUIRE_FALSE(fastscan::is_exactly_associative<fastscan::sum_op, double>::value);
+  STATIC_REQUIRE(fastscan::is_exactly_associative<fastscan::value_index_op<float, fastscan::Extreme::min, fastscan::Tie::first>,
+                                                  fastscan::value_index<float>>::value);
+}
+
+namespace {
+
+//! Folds a sequence as a random binary tree; associativity means it equals the left fold.
+template <class T, class Op>
+T fold_tree(const std::vector<T>& v, std::size_t lo, std::size_t hi, Op op, std::mt19937& rng) {
+  if (hi - lo == 1) return v[lo];
+  std::uniform_int_distribution<std::size_t> split(lo + 1, hi - 1);
+  const std::size_t mid = split(rng);
+  return op(fold_tree(v, lo, mid, op, rng), fold_tree(v, mid, hi, op, rng));
+}
+
+template <class T>
+void check_associative() {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto values = random_values<T>(1 + trial % 97, 1000 + static_cast<std::uint64_t>(trial), 3);
+    std::vector<fastscan::value_index<T>> seq(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) seq[i] = {values[i], static_cast<std::int64_t>(i)};
+    for (auto e : {fastscan::Extreme::max, fastscan::Extreme::min}) {
+      for (auto tie : {fastscan::Tie::last, fastscan::Tie::first}) {
+        fastscan::with_value_index_op<T>(e, tie, [&](auto op) {
+          auto left = seq[0];
+          for (std::size_t i = 1; i < seq.size(); ++i) left = op(left, seq[i]);
+          // The left fold is the framework's sequential answer.
+          host_array<T> ref_v;
+          std::vector<std::int64_t> ref_i;
+          reference_extreme(values, ref_v, ref_i, {1, static_cast<std::int64_t>(values.size()), 1},
+                            e == fastscan::Extreme::min, tie == fastscan::Tie::first);
+          REQUIRE(same_bits(left.value, ref_v.back()));
+          REQUIRE(left.index == ref_i.back());
+          for (int k = 0; k < 5; ++k) {
+            const auto tree = fold_tree(seq, 0, seq.size(), op, rng);
+            CAPTURE(type_name<T>(), trial);
+            REQUIRE(same_bits(tree.value, left.value));
+            REQUIRE(tree.index == left.index);
+          }
+        });
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("extreme operator is associative on ties and NaNs", "[host][ops]", bool, std::uint8_t, std::int8_t,
+                   std::int16_t, std::int32_t, std::int64_t, __half, __nv_bfloat16, float, double) {
+  check_associative<TestType>();
+}
+
+TEST_CASE("the segmented operator restarts at every head and stays associative", "[host][ops]") {
+  // The row kernel scans rows of a flat array as one segmented scan: any grouping of
+  // segmented_op over (value, head) pairs must give each position the sum since its row's head.
+  using flagged = fastscan::detail::flagged<std::int64_t>;
+  const fastscan::detail::segmented_op<fastscan::sum_op> op{};
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + static_cast<std::size_t>(trial % 61);
+    std::vector<flagged> seq(n);
+    for (std::size_t i = 0; i < n; ++i) seq[i] = {static_cast<std::int64_t>(rng() % 19) - 9, i == 0 || rng() % 5 == 0};
+    std::int64_t since_head = 0;
+    for (std::size_t i = 0; i < n; ++i) since_head = seq[i].head ? seq[i].value : since_head + seq[i].value;
+    for (int k = 0; k < 5; ++k) {
+      const flagged tree = fold_tree(seq, 0, n, op, rng);
+      CAPTURE(trial, k);
+      REQUIRE(tree.value == since_head);
+      REQUIRE(tree.head);
+    }
+  }
+}

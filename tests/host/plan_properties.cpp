@@ -1,0 +1,461 @@
+// Properties of the launch-config solver (plan.hpp) over broad sweeps of shapes, element sizes and
+// devices: every plan launchable by the kernel it names, its tiles covering every element exactly
+// once, within the device's shared memory, its look-back consistent with what the kernels do.
+// The properties name the policy's constants, never their values, so a retune that keeps the
+// kernels' contracts keeps these tests green.
+#include "entry_types.hpp"
+
+#include "../support/host_reference.hpp"
+
+#include <fastscan/plan/plan.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+
+using namespace fstest;
+using fastscan::device_limits;
+using fastscan::plan;
+using fastscan::scan_types;
+using fastscan::Shape3;
+using fastscan::strategy;
+namespace policy = fastscan::policy;
+
+namespace {
+
+const device_limits h200{132, 2147483647, 48 * 1024};
+//! H200-like, a small GPU, one SM under the old 65535-block grid limit, a device with little shared
+//! memory (and the old grid limit), and one that allows every block the opt-in maximum.
+const std::vector<device_limits> devices = {
+    h200, {16, 2147483647, 48 * 1024}, {1, 65535, 48 * 1024}, {132, 65535, 24 * 1024}, {132, 2147483647, 227 * 1024}};
+
+bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+//! Synthetic element sizes (with the exchange slices of the kernels' layouts) and what dispatch
+//! passes for every entry point's problem, each also as an operator that is not exactly associative.
+std::vector<scan_types> all_types() {
+  std::vector<scan_types> t = {
+      {1, 8, 16, 16, 4608}, {1, 16, 32, 24, 4608}, {2, 4, 16, 8, 4608}, {2, 16, 32, 24, 4608}, {4, 4, 16, 8, 4608},
+      {4, 16, 32, 24, 4608}, {8, 8, 16, 16, 4608}, {8, 16, 32, 24, 4608}, {16, 16, 32, 20, 4608},
+      {32, 32, 64, 40, 4608},
+      // Row outputs formed in place (more items per thread, a wider exchange row).
+      {1, 1, 16, 9, 4608, true, 8704}, {2, 4, 16, 8, 4608, true, 8704}, {4, 4, 16, 8, 4608, true, 8704},
+      {8, 8, 16, 16, 4608, true, 8704},
+      // Column rows of exact sums formed in place: more rows per thread in a wide kernel.
+      {8, 8, 16, 16, 4608, true, 8704, 16, 8704}, {4, 4, 16, 8, 4608, true, 8704, 16, 8704}};
+  // Sizes that are neither powers of two nor divisors of 16.
+  for (std::size_t bytes : {3, 5, 6, 7, 12, 24}) {
+    t.push_back({bytes, bytes, 16 * ((bytes + 7) / 8), bytes + 4, 4608});
+  }
+  const std::size_t synthetic = t.size();
+  for (std::size_t i = 0; i < synthetic; ++i) {
+    scan_types ordered = t[i];
+    ordered.exact = false;
+    t.push_back(ordered);
+  }
+  for (const auto& e : entry_point_types()) {
+    t.push_back(e.types);
+  }
+  return t;
+}
+
+std::string types_name(const scan_types& t) {
+  std::ostringstream os;
+  os << "in " << t.in_bytes << " acc " << t.acc_bytes << (t.rows_in_place ? " in place" : "") << (t.exact ? "" : " ordered")
+     << " column items " << t.column_items;
+  return os.str();
+}
+
+std::string device_name(const device_limits& d) {
+  return std::to_string(d.sm_count) + " SMs, grid " + std::to_string(d.max_grid_x) + ", " + std::to_string(d.smem_per_block) +
+         " bytes of shared memory";
+}
+
+//! Columns one warp of a column tile looks back for, as the column kernel computes them from the
+//! plan (device/column_scan.cuh): the warps share the tile's columns, at least
+//! policy::column_lookback_min_cols_per_warp<Exact> each (fewer when the tile has fewer).
+int kernel_lookback_cols_per_warp(const plan& p, bool exact) {
+  const int warps = p.block_threads / 32;
+  const int tile_cols = static_cast<int>(p.tile_cols);
+  const int min_cols = exact ? policy::column_lookback_min_cols_per_warp<true> : policy::column_lookback_min_cols_per_warp<false>;
+  const int least = std::min(tile_cols, min_cols);
+  const int spread = tile_cols >= warps ? tile_cols / warps : 1;
+  return std::max(spread, least);
+}
+
+//! The look-back window of that warp: one predecessor per lane and column, 32 / columns tiles deep
+//! (device/tile_state.cuh, exclusive_prefix).
+int kernel_lookback_window(const plan& p, bool exact) { return 32 / kernel_lookback_cols_per_warp(p, exact); }
+
+// Every plan of a sweep is checked on every property; Catch hears of one, with the plan's context,
+// only when it fails (a million plans' passing CHECKs would take most of the run).
+#define PLAN_CHECK(...)             \
+  do {                              \
+    if (!(__VA_ARGS__)) {           \
+      INFO(context());              \
+      CHECK(__VA_ARGS__);           \
+    }                               \
+  } while (false)
+#define PLAN_REQUIRE(...)           \
+  do {                              \
+    if (!(__VA_ARGS__)) {           \
+      INFO(context());              \
+      REQUIRE(__VA_ARGS__);         \
+    }                               \
+  } while (false)
+
+//! Every property of one plan that needs no enumeration of its tiles.
+plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, const std::string& where) {
+  const auto p = fastscan::make_plan(s, types, dev);
+  const auto context = [&] { return where + " " + shape_name(s) + " " + (p.error ? p.error : ""); };
+  PLAN_REQUIRE(p.valid);
+  const std::int64_t numel = s.outer * s.len * s.inner;
+  if (numel == 0) {
+    PLAN_CHECK(p.kind == strategy::empty);
+    return p;
+  }
+  const auto l = p.layout;
+  PLAN_CHECK(l.outer * l.len * l.inner == numel);
+  // Launchable: whole warps, within the hardware's block and grid limits.
+  PLAN_CHECK(p.block_threads % 32 == 0);
+  PLAN_CHECK(p.block_threads >= 32);
+  PLAN_CHECK(p.block_threads <= 1024);
+  PLAN_CHECK(p.lanes_x * p.lanes_y == p.block_threads);
+  PLAN_CHECK(pow2(p.lanes_x));
+  PLAN_CHECK(pow2(p.lanes_y));
+  PLAN_CHECK(p.grid >= 1);
+  PLAN_CHECK(p.grid <= dev.max_grid_x);
+  // Blocks loop over tiles only when the grid cannot hold one per tile (dispatch then takes tiles
+  // from a counter).
+  PLAN_CHECK(p.grid == std::min(p.num_tiles, dev.max_grid_x));
+  PLAN_CHECK(p.smem_bytes <= dev.smem_per_block);
+  PLAN_CHECK(p.prefetch_tiles >= 0);
+  PLAN_CHECK(p.prefetch_tiles < std::max<std::int64_t>(p.num_tiles, 1));
+  if (!p.lookback) {
+    PLAN_CHECK(p.temp_bytes == 0);
+    PLAN_CHECK(p.first_poll_ns == 0u);
+    PLAN_CHECK(!(p.lookback_groups));
+  }
+  // The first poll sleeps only along long chains (policy::lookback_sleep_min_tiles tiles, fewer
+  // column chains than SMs).
+  if (p.first_poll_ns != 0u) {
+    PLAN_CHECK(p.num_tiles >= policy::lookback_sleep_min_tiles);
+    PLAN_CHECK((p.kind == strategy::rows || l.outer * p.col_chunks < dev.sm_count));
+  }
+  if (p.kind == strategy::rows) {
+    PLAN_CHECK(l.inner == 1);
+    PLAN_CHECK(policy::row_kernel_takes(types.in_bytes));
+    PLAN_CHECK(pow2(static_cast<std::int64_t>(types.in_bytes)));  // the row kernel stages power-of-two sizes only
+    PLAN_CHECK(p.lanes_y == 1);
+    PLAN_CHECK(p.tile_items == std::int64_t{p.block_threads} * p.items);
+    const std::size_t slice =
+        types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp : types.exchange_bytes_per_warp;
+    PLAN_CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) * slice);
+    PLAN_CHECK(p.items * types.in_bytes <= 256);  // one exchange row per thread
+    // Within the row kernels' launch bounds (both row kernels take the same; a larger block would
+    // not launch).
+    const auto bounds = policy::row_kernel_bounds(types.rows_in_place, types.in_bytes, types.exact, types.acc_bytes);
+    PLAN_CHECK(p.block_threads <= bounds.threads);
+    if (p.items != policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place)) {
+      // The other row kernel dispatch instantiates: the latency one, only for problems too small
+      // for row_min_tiles_per_sm tiles per SM at the full items and the smallest block.
+      PLAN_REQUIRE(p.items == policy::row_latency_items(types.in_bytes, types.acc_bytes));
+      PLAN_CHECK(fastscan::detail::ceil_div(numel, std::int64_t{policy::row_threads_min} *
+                                                  policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place)) <
+            std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count);
+      PLAN_CHECK(p.block_threads <= policy::row_latency_threads(types.acc_bytes));
+    }
+    // Rows short of row_min_tiles_per_sm tiles per SM run the solver's smallest blocks.
+    if (p.num_tiles < std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
+      PLAN_CHECK(p.block_threads <= std::max(policy::row_threads_min, policy::row_latency_threads(types.acc_bytes)));
+    }
+    // Tiles cover every element exactly once.
+    PLAN_CHECK(p.num_tiles * p.tile_items >= numel);
+    PLAN_CHECK((p.num_tiles - 1) * p.tile_items < numel);
+    PLAN_CHECK(p.lookback == (p.num_tiles > 1 && p.tile_items % l.len != 0));  // tiles that start rows need none
+    PLAN_CHECK(!(p.lookback_groups));
+    if (p.lookback) {
+      PLAN_CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes);
+    }
+  } else {
+    PLAN_REQUIRE(p.kind == strategy::columns);
+    PLAN_CHECK(pow2(p.vec));
+    PLAN_CHECK(p.vec == policy::column_vec(types.in_bytes));  // the VEC dispatch compiles the column kernels for
+    PLAN_CHECK(pow2(p.tile_cols));
+    PLAN_CHECK(p.tile_cols == std::int64_t{p.lanes_x} * p.vec);
+    PLAN_CHECK(p.tile_items == std::int64_t{p.lanes_y} * p.items);
+    PLAN_CHECK(p.block_threads <= policy::column_threads);  // the column kernel's launch bounds
+    // Rows per thread: a power of two within the kernel's (the wide kernel's where dispatch has one),
+    // and no thread's rows all past the end.
+    PLAN_CHECK(p.items >= 1);
+    PLAN_CHECK(pow2(p.items));
+    const int kernel_items = types.column_items > 0 ? types.column_items : policy::column_items(types.in_bytes);
+    PLAN_CHECK(p.items <= kernel_items);
+    PLAN_CHECK((p.items == 1 || std::int64_t{p.items} / 2 < l.len));
+    // All of the kernel's rows, or the latency plans' (policy::column_items_latency).
+    const int full_items = std::min(kernel_items, fastscan::detail::next_pow2(l.len));
+    PLAN_CHECK((p.items == full_items ||
+           p.items == std::min(full_items, policy::column_items_latency(types.in_bytes, types.acc_bytes))));
+    const bool wide = p.items > policy::column_items(types.in_bytes);  // the wide kernel
+    PLAN_CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) *
+                              (wide ? types.column_wide_exchange_bytes_per_warp : types.exchange_bytes_per_warp));
+    const auto warp_rows = static_cast<std::size_t>(p.lanes_x >= 32 ? p.lanes_y : p.lanes_y * p.lanes_x / 32);
+    PLAN_CHECK(p.smem_bytes >= warp_rows * p.tile_cols * types.acc_bytes + p.tile_cols * types.acc_bytes + p.tile_cols);
+    // Tiles cover every column and row exactly once.
+    PLAN_CHECK(p.col_chunks * p.tile_cols >= l.inner);
+    PLAN_CHECK((p.col_chunks - 1) * p.tile_cols < l.inner);
+    PLAN_CHECK(p.len_tiles * p.tile_items >= l.len);
+    PLAN_CHECK((p.len_tiles - 1) * p.tile_items < l.len);
+    PLAN_CHECK(p.num_tiles == l.outer * p.col_chunks * p.len_tiles);
+    PLAN_CHECK(p.lookback == (p.len_tiles > 1));
+    const std::int64_t chains = l.outer * p.col_chunks;
+    if (p.lookback) {
+      // One warp's look-back covers a tile's columns a power of two at a time, every column by
+      // some warp, at most a warp's lanes of them (device/column_scan.cuh).
+      PLAN_CHECK(p.tile_cols <= 32);
+      const int per_warp = kernel_lookback_cols_per_warp(p, types.exact);
+      PLAN_CHECK(pow2(per_warp));
+      PLAN_CHECK(per_warp <= p.tile_cols);
+      PLAN_CHECK(std::int64_t{per_warp} * (p.block_threads / 32) >= p.tile_cols);
+      // No wider than the policy's look-back tile for this scan (more columns than that made
+      // fewer, longer chains).
+      const bool one_chain =
+          l.outer * fastscan::detail::ceil_div(l.inner, std::int64_t{policy::column_lookback_max_cols(types.in_bytes)}) == 1;
+      PLAN_CHECK(p.tile_cols <=
+            std::max<std::int64_t>(p.vec, policy::column_lookback_max_cols(types.in_bytes, types.acc_bytes, one_chain, types.exact)));
+      // Along at least one chain per SM, blocks start from the small many-chains size.
+      if (chains >= std::int64_t{policy::column_many_chains_per_sm} * dev.sm_count) {
+        PLAN_CHECK(p.block_threads <= policy::column_threads_many_chains);
+      }
+      // Ordered operators along a few chains look back in two levels, with state for both.
+      PLAN_CHECK(p.lookback_groups == (!types.exact && chains <= policy::column_grouped_lookback_max_chains));
+      PLAN_CHECK(p.temp_bytes == 16 + fastscan::detail::column_tile_state_bytes(p, types.word_bytes) * (p.lookback_groups ? 2 : 1));
+      PLAN_CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.word_bytes);
+    }
+  }
+  return p;
+}
+
+//! Marks what each thread of each tile covers, as the kernels map tiles and threads to elements
+//! (device/row_scan.cuh, device/column_scan.cuh), and requires every element exactly once.
+void check_coverage(Shape3 s, const scan_types& types, const device_limits& dev) {
+  INFO(types_name(types) << ", " << device_name(dev) << ", " << shape_name(s));
+  const auto p = fastscan::make_plan(s, types, dev);
+  REQUIRE(p.valid);
+  const auto l = p.layout;
+  const std::int64_t numel = s.outer * s.len * s.inner;
+  std::vector<unsigned char> seen(static_cast<std::size_t>(numel), 0);
+  std::int64_t marked = 0;
+  auto mark = [&](std::int64_t at) {
+    ++seen[static_cast<std::size_t>(at)];
+    ++marked;
+  };
+  if (p.kind == strategy::rows) {
+    for (std::int64_t tile = 0; tile < p.num_tiles; ++tile) {
+      for (int t = 0; t < p.block_threads; ++t) {
+        const std::int64_t first = tile * p.tile_items + std::int64_t{t} * p.items;
+        for (std::int64_t i = first; i < std::min(first + p.items, numel); ++i) mark(i);
+      }
+    }
+  } else if (p.kind == strategy::columns) {
+    const std::int64_t chains = l.outer * p.col_chunks;
+    for (std::int64_t tile = 0; tile < p.num_tiles; ++tile) {
+      const std::int64_t k = tile / chains;  // position along the chain
+      const std::int64_t chain = tile % chains;
+      const std::int64_t o = chain / p.col_chunks;
+      const std::int64_t chunk = chain % p.col_chunks;
+      for (int ty = 0; ty < p.lanes_y; ++ty) {
+        for (int tx = 0; tx < p.lanes_x; ++tx) {
+          const std::int64_t row0 = k * p.tile_items + std::int64_t{ty} * p.items;
+          const std::int64_t col0 = chunk * p.tile_cols + std::int64_t{tx} * p.vec;
+          for (std::int64_t r = row0; r < std::min(row0 + p.items, l.len); ++r) {
+            for (std::int64_t c = col0; c < std::min(col0 + p.vec, l.inner); ++c) mark((o * l.len + r) * l.inner + c);
+          }
+        }
+      }
+    }
+  }
+  CHECK(marked == numel);
+  CHECK(std::all_of(seen.begin(), seen.end(), [](unsigned char n) { return n == 1; }));
+}
+
+}  // namespace
+
+TEST_CASE("every plan is launchable and keeps the kernels' contracts", "[host][plan]") {
+  const auto types = all_types();
+  std::vector<std::int64_t> extents = {0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 1000, 4097, 65536, 1 << 20};
+  for (std::int64_t big : {std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1, std::int64_t{1} << 40}) {
+    extents.push_back(big);
+  }
+  // What the sweep reached, so that every property above met plans it constrains.
+  bool rows = false, columns = false, row_lookback = false, column_lookback = false, grouped = false, capped_grid = false,
+       sleeps = false, latency_rows = false, wide_columns = false;
+  for (const auto& dev : devices) {
+    for (const auto& t : types) {
+      const std::string where = types_name(t) + ", " + device_name(dev) + ",";
+      for (std::int64_t outer : extents) {
+        for (std::int64_t len : extents) {
+          for (std::int64_t inner : extents) {
+            // Up to 2^40 elements, every split of them.
+            if (outer != 0 && len != 0 && inner != 0 &&
+                (outer > (std::int64_t{1} << 40) / len || outer * len > (std::int64_t{1} << 40) / inner)) {
+              continue;
+            }
+            const plan p = check_plan({outer, len, inner}, t, dev, where);
+            rows = rows || p.kind == strategy::rows;
+            columns = columns || p.kind == strategy::columns;
+            row_lookback = row_lookback || (p.kind == strategy::rows && p.lookback);
+            column_lookback = column_lookback || (p.kind == strategy::columns && p.lookback);
+            grouped = grouped || p.lookback_groups;
+            capped_grid = capped_grid || p.grid < p.num_tiles;
+            sleeps = sleeps || p.first_poll_ns > 0;
+            latency_rows = latency_rows || (p.kind == strategy::rows &&
+                                            p.items != policy::row_items(t.in_bytes, t.acc_bytes, t.rows_in_place));
+            wide_columns = wide_columns || (p.kind == strategy::columns && p.items > policy::column_items(t.in_bytes));
+          }
+        }
+      }
+    }
+  }
+  CHECK(rows);
+  CHECK(columns);
+  CHECK(row_lookback);
+  CHECK(column_lookback);
+  CHECK(grouped);
+  CHECK(capped_grid);
+  CHECK(sleeps);
+  CHECK(latency_rows);
+  CHECK(wide_columns);
+}
+
+TEST_CASE("tiles cover every element exactly once", "[host][plan]") {
+  const auto types = all_types();
+  const std::vector<std::int64_t> extents = {1, 2, 3, 5, 17, 32, 33, 100, 257, 1000, 4099};
+  for (const auto& dev : {devices[0], devices[1], devices[3]}) {
+    for (const auto& t : types) {
+      for (std::int64_t outer : extents) {
+        for (std::int64_t len : extents) {
+          for (std::int64_t inner : extents) {
+            if (outer * len * inner <= 10000) {
+              check_coverage({outer, len, inner}, t, dev);
+            }
+          }
+        }
+      }
+    }
+  }
+  // Long rows and columns over many tiles, a grid smaller than the tiles.
+  for (const Shape3 s : {Shape3{1, 1 << 20, 1}, Shape3{3, 300001, 1}, Shape3{1, 200003, 3}, Shape3{2, 65537, 16},
+                         Shape3{1, 4099, 257}}) {
+    for (const auto& t : {scan_types{8, 16, 32, 24, 4608}, scan_types{4, 4, 16, 8, 4608, true, 8704, 16, 8704},
+                          scan_types{3, 3, 16, 7, 4608}}) {
+      check_coverage(s, t, device_limits{132, 64, 48 * 1024});
+    }
+  }
+}
+
+TEST_CASE("the solver spreads every split over the whole GPU", "[host][plan]") {
+  // A single row must never sit on one block (the hard-coded-shape bug): problems of 2^24
+  // elements and more get the tiles per SM the solver aims for, whatever the split.
+  const auto types = all_types();
+  for (const auto& dev : {h200, device_limits{16, 2147483647, 48 * 1024}}) {
+    for (const auto& t : types) {
+      for (std::int64_t total : {std::int64_t{1} << 16, std::int64_t{1} << 24, std::int64_t{1} << 26}) {
+        for (std::int64_t rows = 1; rows <= total; rows *= 2) {
+          for (auto s : {Shape3{rows, total / rows, 1}, Shape3{1, rows, total / rows}}) {
+            CAPTURE(shape_name(s), types_name(t), dev.sm_count);
+            const auto p = fastscan::make_plan(s, t, dev);
+            REQUIRE(p.valid);
+            CHECK(p.num_tiles > 1);
+            if (total >= (std::int64_t{1} << 24)) {
+              const int per_sm = p.kind == strategy::rows ? policy::row_min_tiles_per_sm : policy::column_min_tiles_per_sm;
+              CHECK(p.num_tiles >= std::int64_t{per_sm} * dev.sm_count);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("large column scans along a short axis neither look back nor shrink to one warp", "[host][plan]") {
+  // Shared memory used to be trimmed by thread rows first, which split a short len over several
+  // tiles, and the look-back's narrow tiles then left one-warp blocks (H200, int64 cummax
+  // [1, 16, 2^20]: 231 us with 32-thread blocks, 153 us with 256).
+  const auto types = all_types();
+  for (const auto& dev : {h200, device_limits{16, 2147483647, 48 * 1024}, device_limits{132, 2147483647, 227 * 1024}}) {
+    for (const auto& t : types) {
+      for (const std::int64_t numel : {std::int64_t{1} << 24, std::int64_t{1} << 26}) {
+        for (std::int64_t len = 2; len <= 64; len *= 2) {
+          const Shape3 s{1, len, numel / len};
+          CAPTURE(shape_name(s), types_name(t), dev.sm_count, dev.smem_per_block);
+          const auto p = fastscan::make_plan(s, t, dev);
+          REQUIRE(p.valid);
+          CHECK_FALSE(p.lookback);
+          CHECK(p.block_threads > 32);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("row kernels' launch bounds are launchable and fit an SM", "[host][plan]") {
+  // The occupancy each row kernel's __launch_bounds__ asks for must exist: whole warps, at most
+  // 2048 threads per SM (sm_90), and that many blocks' shared memory within an SM's 228 KB (each
+  // block reserves 1 KB more).
+  constexpr std::size_t sm_smem = 228 * 1024, reserved_per_block = 1024;
+  for (const auto& e : entry_point_types()) {
+    const auto& t = e.types;
+    if (!policy::row_kernel_takes(t.in_bytes)) continue;
+    CAPTURE(e.name);
+    const auto b = policy::row_kernel_bounds(t.rows_in_place, t.in_bytes, t.exact, t.acc_bytes);
+    CHECK(b.threads % 32 == 0);
+    CHECK(b.threads >= policy::row_threads_min);
+    CHECK(b.threads <= 1024);
+    CHECK(b.min_blocks_per_sm >= 1);
+    CHECK(b.threads * b.min_blocks_per_sm <= 2048);
+    CHECK(b.min_blocks_per_sm * (fastscan::detail::row_smem_bytes(b.threads, t) + reserved_per_block) <= sm_smem);
+    // The solver starts from the kernel's block, whatever the device allows: a problem large
+    // enough for every SM keeps it.
+    for (const auto& dev : {h200, device_limits{132, 2147483647, 227 * 1024}}) {
+      const auto p = fastscan::make_plan({1, std::int64_t{1} << 28, 1}, t, dev);
+      REQUIRE(p.kind == strategy::rows);
+      CHECK(p.block_threads == b.threads);
+    }
+  }
+}
+
+TEST_CASE("dispatch plans each entry point with its kernels' exactness and slices", "[host][plan]") {
+  for (const auto& e : entry_point_types()) {
+    CAPTURE(e.name);
+    const auto& t = e.types;
+    // Float sums are not exactly associative (bitwise reproducible only in one fixed order), nor
+    // are operators on user types unless is_exactly_associative says so; integer sums and cummax are.
+    const bool float_sum = e.name.rfind("cumsum float", 0) == 0 || e.name.rfind("cumsum bfloat", 0) == 0;
+    const bool user_type = e.name.find("-byte") != std::string::npos;
+    CHECK(t.exact == !(float_sum || user_type));
+    // A wide column kernel (more rows per thread than the normal one) comes with its own slice.
+    if (t.column_items > policy::column_items(t.in_bytes)) {
+      CHECK(t.column_wide_exchange_bytes_per_warp >= t.exchange_bytes_per_warp);
+    }
+  }
+}
+
+TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
+  // 65536 int64 along axis 0 is latency: a chain longer than the window a look-back warp polls
+  // per round trip (32 tiles shared among the columns it looks back for) waits for several round
+  // trips. The window is the column kernel's: its warps look back for
+  // max(tile_cols / warps, policy::column_lookback_min_cols_per_warp<Exact>) columns each.
+  for (const fastscan::scan_types& types : {fastscan::scan_types{8, 8, 16, 16, 4608}, fastscan::scan_types{8, 16, 32, 24, 4608}}) {
+    for (std::int64_t len = 2; len <= 65536; len *= 2) {
+      const Shape3 s{1, len, 65536 / len};
+      const auto p = fastscan::make_plan(s, types, h200);
+      REQUIRE(p.valid);
+      if (p.kind != strategy::columns || !p.lookback) continue;
+      CAPTURE(shape_name(s), types_name(types), p.block_threads, p.tile_cols, p.len_tiles,
+              kernel_lookback_cols_per_warp(p, types.exact));
+      CHECK(p.len_tiles <= kernel_lookback_window(p, types.exact));
+    }
+  }
+}
