@@ -6,6 +6,8 @@
 
 #include <fastscan/scan.cuh>
 
+#include "../support/dispatch_of.cuh"
+
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -61,7 +63,7 @@ struct plan_tiles {
 };
 template <class Dispatch>
 plan_tiles tile_sizes() {
-  fastscan::plan rows, cols, small;
+  fastscan::detail::plan rows, cols, small;
   REQUIRE(Dispatch::solve({1, std::int64_t{1} << 26, 1}, rows) == cudaSuccess);
   REQUIRE(Dispatch::solve({1, std::int64_t{1} << 26, 64}, cols) == cudaSuccess);
   REQUIRE(Dispatch::solve({1, 65536, 1}, small) == cudaSuccess);

@@ -6,6 +6,23 @@
 
 namespace fstest {
 
+//! The runtime entry (extreme_scan), or with `fixed` the compile-time tie overloads
+//! (cummax<T, Index, Tie::last> ...), which run the same kernels.
+template <class T, class Index>
+cudaError_t call_extreme(void* temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, fastscan::Shape3 s,
+                         fastscan::Extreme e, fastscan::Tie tie, bool fixed) {
+  using fastscan::Tie;
+  if (!fixed) {
+    return fastscan::extreme_scan(temp, temp_bytes, in, values, indices, s, e, nullptr, tie);
+  }
+  if (e == fastscan::Extreme::max) {
+    return tie == Tie::last ? fastscan::cummax<T, Index, Tie::last>(temp, temp_bytes, in, values, indices, s)
+                            : fastscan::cummax<T, Index, Tie::first>(temp, temp_bytes, in, values, indices, s);
+  }
+  return tie == Tie::last ? fastscan::cummin<T, Index, Tie::last>(temp, temp_bytes, in, values, indices, s)
+                          : fastscan::cummin<T, Index, Tie::first>(temp, temp_bytes, in, values, indices, s);
+}
+
 template <class T, class Index>
 void check_extreme(fastscan::Shape3 s, fastscan::Extreme e, fastscan::Tie tie, std::uint64_t seed, bool in_place) {
   const auto numel = static_cast<std::size_t>(s.outer * s.len * s.inner);
@@ -17,10 +34,12 @@ void check_extreme(fastscan::Shape3 s, fastscan::Extreme e, fastscan::Tie tie, s
   d_indices.poison();
   T* values = in_place ? d_in.ptr : d_values.ptr;
   std::size_t temp_bytes = 0;
-  CUDA_REQUIRE(fastscan::extreme_scan(nullptr, temp_bytes, d_in.ptr, values, d_indices.ptr, s, e, tie));
+  const bool fixed = seed % 3 == 0;
+  CAPTURE(fixed);
+  CUDA_REQUIRE(call_extreme(static_cast<void*>(nullptr), temp_bytes, d_in.ptr, values, d_indices.ptr, s, e, tie, fixed));
   REQUIRE(temp_bytes >= 1);
   device_buffer<unsigned char> temp(temp_bytes);
-  CUDA_REQUIRE(fastscan::extreme_scan(temp.ptr, temp_bytes, d_in.ptr, values, d_indices.ptr, s, e, tie));
+  CUDA_REQUIRE(call_extreme(static_cast<void*>(temp.ptr), temp_bytes, d_in.ptr, values, d_indices.ptr, s, e, tie, fixed));
   CUDA_REQUIRE(cudaDeviceSynchronize());
 
   host_array<T> ref_values;
@@ -43,7 +62,7 @@ void check_extreme(fastscan::Shape3 s, fastscan::Extreme e, fastscan::Tie tie, s
 
 template <class T>
 void check_extreme_shapes() {
-  using dispatch = fastscan::detail::dispatch<fastscan::detail::extreme_problem<T, std::int64_t>>;
+  using dispatch = fstest::dispatch_of<fastscan::detail::extreme_problem<T, std::int64_t>>;
   const auto tiles = tile_sizes<dispatch>();
   std::uint64_t seed = 1;
   for (const auto& s : edge_shapes(tiles.rows, tiles.column_rows, tiles.small_rows)) {

@@ -59,7 +59,7 @@ void check_sum(fastscan::Shape3 s, bool exclusive, std::uint64_t seed, bool in_p
 
 template <class T, class Out>
 void check_sum_shapes() {
-  using dispatch = fastscan::detail::dispatch<typename fastscan::detail::sum_entry<T, Out>::problem>;
+  using dispatch = fstest::dispatch_of<typename fastscan::detail::sum_entry<T, Out>::problem>;
   const auto tiles = tile_sizes<dispatch>();
   std::uint64_t seed = 100;
   for (const auto& s : edge_shapes(tiles.rows, tiles.column_rows, tiles.small_rows)) {
@@ -81,13 +81,13 @@ void check_grouped_lookback() {
   // Float column sums along one chain look back in two levels: groups of 32 / (columns per
   // look-back warp) tiles (device/tile_state.cuh, grouped_exclusive_prefix). Chains of several
   // groups, a last group cut short; the sums are exact, so any wrong fold shows.
-  using dispatch = fastscan::detail::dispatch<typename fastscan::detail::sum_entry<TestType, TestType>::problem>;
+  using dispatch = fstest::dispatch_of<typename fastscan::detail::sum_entry<TestType, TestType>::problem>;
   std::uint64_t seed = 1500;
   for (const fastscan::Shape3 s : {fastscan::Shape3{1, (1 << 20) + 5, 4}, fastscan::Shape3{1, 600001, 8},
                                    fastscan::Shape3{1, 300001, 3}, fastscan::Shape3{1, 700001, 2}}) {
-    fastscan::plan p;
+    fastscan::detail::plan p;
     REQUIRE(dispatch::solve(s, p) == cudaSuccess);
-    REQUIRE(p.kind == fastscan::strategy::columns);
+    REQUIRE(p.kind == fastscan::detail::strategy::columns);
     REQUIRE(p.lookback_groups);
     const int warps = p.block_threads / 32;
     const int spread = p.tile_cols >= warps ? static_cast<int>(p.tile_cols) / warps : 1;
@@ -108,12 +108,12 @@ void check_full_size_rows() {
   // Above the latency plans' sizes, these rows hold more than policy::row_unrolled_items_max items
   // per thread and check row heads per 16-byte unit (1-byte sums take whole units four bytes at a
   // time): rows shorter than a unit, heads inside units, a last thread with a partial unit.
-  using dispatch = fastscan::detail::dispatch<typename fastscan::detail::sum_entry<TestType, TestType>::problem>;
+  using dispatch = fstest::dispatch_of<typename fastscan::detail::sum_entry<TestType, TestType>::problem>;
   std::uint64_t seed = 1200;
   for (const fastscan::Shape3 s : {fastscan::Shape3{3, 1500001, 1}, fastscan::Shape3{300001, 15, 1},
                                    fastscan::Shape3{70001, 67, 1}, fastscan::Shape3{1100, 4099, 1},
                                    fastscan::Shape3{1, 4500007, 1}, fastscan::Shape3{281, 16384, 1}}) {
-    fastscan::plan p;
+    fastscan::detail::plan p;
     REQUIRE(dispatch::solve(s, p) == cudaSuccess);
     REQUIRE(p.items > fastscan::policy::row_unrolled_items_max);
     for (bool exclusive : {false, true}) {

@@ -158,17 +158,17 @@ TEST_CASE("column look-backs of every width per warp are exact", "[gpu][lookback
   // at least policy::column_lookback_min_cols_per_warp; find, for each width the solver can give
   // these exact operators, a shape that gets it, and scan it over stale state. (Float sums, one
   // column per warp, are the determinism test's [1, 2^20, 3] and [1, 65536, 64].)
-  using extreme_dispatch = fastscan::detail::dispatch<fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>;
-  using sum_dispatch = fastscan::detail::dispatch<fastscan::detail::sum_entry<std::int32_t, std::int32_t>::problem>;
+  using extreme_dispatch = fstest::dispatch_of<fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>;
+  using sum_dispatch = fstest::dispatch_of<fastscan::detail::sum_entry<std::int32_t, std::int32_t>::problem>;
   for (bool extreme : {true, false}) {
     std::map<int, fastscan::Shape3> by_width;
     for (std::int64_t inner : {2, 4, 8, 16, 32, 64, 256}) {
       for (std::int64_t len = 64; len <= (std::int64_t{1} << 18); len *= 2) {
         for (std::int64_t extra : {0, 3}) {
           const fastscan::Shape3 s{1, len + extra, inner};
-          fastscan::plan p;
+          fastscan::detail::plan p;
           REQUIRE((extreme ? extreme_dispatch::solve(s, p) : sum_dispatch::solve(s, p)) == cudaSuccess);
-          if (p.kind != fastscan::strategy::columns || !p.lookback) continue;
+          if (p.kind != fastscan::detail::strategy::columns || !p.lookback) continue;
           const int warps = p.block_threads / 32;
           const int spread = p.tile_cols >= warps ? static_cast<int>(p.tile_cols) / warps : 1;
           const int least = std::min(static_cast<int>(p.tile_cols), fastscan::policy::column_lookback_min_cols_per_warp<true>);
@@ -328,11 +328,11 @@ namespace {
 //! outputs, or -1 when the plan's grid holds every tile (nothing to test).
 template <class Problem, class T>
 long long count_wrong_capped(const scan_case& c, std::int64_t max_grid, bool& looked_back) {
-  using dispatch = fastscan::detail::dispatch<Problem>;
-  fastscan::device_limits dev;
+  using dispatch = fstest::dispatch_of<Problem>;
+  fastscan::detail::device_limits dev;
   CUDA_REQUIRE(fastscan::detail::query_device(dev));
   dev.max_grid_x = max_grid;
-  const fastscan::plan p = fastscan::make_plan(c.s, dispatch::types(), dev);
+  const fastscan::detail::plan p = fastscan::detail::make_plan(c.s, dispatch::types(), dev);
   REQUIRE(p.valid);
   if (p.grid >= p.num_tiles) return -1;
   looked_back = p.lookback;
@@ -390,15 +390,15 @@ TEST_CASE("grids smaller than their tiles take tiles from the counter outside gr
 
   // Float sums (ordered look-backs; along one chain of columns in two levels, whose group state
   // dispatch zeroes too), on sums exact in float.
-  using float_dispatch = fastscan::detail::dispatch<fastscan::detail::sum_entry<float, float>::problem>;
-  fastscan::device_limits dev;
+  using float_dispatch = fstest::dispatch_of<fastscan::detail::sum_entry<float, float>::problem>;
+  fastscan::detail::device_limits dev;
   CUDA_REQUIRE(fastscan::detail::query_device(dev));
   dev.max_grid_x = 7;
   bool grouped = false;
   for (const fastscan::Shape3 s : {fastscan::Shape3{1, (1 << 20) + 5, 4}, fastscan::Shape3{1, 300001, 3},
                                    fastscan::Shape3{3, 1700003, 1}, fastscan::Shape3{2, 4099, 64}}) {
     CAPTURE(shape_name(s));
-    const fastscan::plan p = fastscan::make_plan(s, float_dispatch::types(), dev);
+    const fastscan::detail::plan p = fastscan::detail::make_plan(s, float_dispatch::types(), dev);
     REQUIRE(p.valid);
     REQUIRE(p.lookback);
     REQUIRE(p.grid < p.num_tiles);

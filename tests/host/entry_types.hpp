@@ -11,7 +11,7 @@ namespace fstest {
 
 struct entry_types {
   std::string name;  //!< e.g. "cumsum int32 -> int64", "cummax float32"
-  fastscan::scan_types types;
+  fastscan::detail::scan_types types;
 };
 
 //! Every entry point's problem on every dtype the tests sweep, and the generic scans of the tests.

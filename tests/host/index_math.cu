@@ -8,6 +8,8 @@
 
 #include <fastscan/scan.cuh>
 
+#include "../support/dispatch_of.cuh"
+
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -19,7 +21,7 @@ namespace {
 
 template <class Problem>
 entry_types entry(std::string name) {
-  return {std::move(name), fastscan::detail::dispatch<Problem>::types()};
+  return {std::move(name), fstest::dispatch_of<Problem>::types()};
 }
 
 template <class T, class Out>

@@ -71,6 +71,20 @@ T fold_tree(const std::vector<T>& v, std::size_t lo, std::size_t hi, Op op, std:
   return op(fold_tree(v, lo, mid, op, rng), fold_tree(v, mid, hi, op, rng));
 }
 
+//! Calls f with the operator of extreme e and tie rule t.
+template <class T, class F>
+void with_op(fastscan::Extreme e, fastscan::Tie t, F&& f) {
+  using fastscan::Extreme;
+  using fastscan::Tie;
+  if (e == Extreme::max) {
+    t == Tie::last ? f(fastscan::value_index_op<T, Extreme::max, Tie::last>{})
+                   : f(fastscan::value_index_op<T, Extreme::max, Tie::first>{});
+  } else {
+    t == Tie::last ? f(fastscan::value_index_op<T, Extreme::min, Tie::last>{})
+                   : f(fastscan::value_index_op<T, Extreme::min, Tie::first>{});
+  }
+}
+
 template <class T>
 void check_associative() {
   std::mt19937 rng(11);
@@ -80,7 +94,7 @@ void check_associative() {
     for (std::size_t i = 0; i < values.size(); ++i) seq[i] = {values[i], static_cast<std::int64_t>(i)};
     for (auto e : {fastscan::Extreme::max, fastscan::Extreme::min}) {
       for (auto tie : {fastscan::Tie::last, fastscan::Tie::first}) {
-        fastscan::with_value_index_op<T>(e, tie, [&](auto op) {
+        with_op<T>(e, tie, [&](auto op) {
           auto left = seq[0];
           for (std::size_t i = 1; i < seq.size(); ++i) left = op(left, seq[i]);
           // The left fold is the framework's sequential answer.

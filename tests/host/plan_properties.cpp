@@ -15,11 +15,11 @@
 #include <set>
 
 using namespace fstest;
-using fastscan::device_limits;
-using fastscan::plan;
-using fastscan::scan_types;
+using fastscan::detail::device_limits;
+using fastscan::detail::plan;
+using fastscan::detail::scan_types;
 using fastscan::Shape3;
-using fastscan::strategy;
+using fastscan::detail::strategy;
 namespace policy = fastscan::policy;
 
 namespace {
@@ -72,17 +72,9 @@ std::string device_name(const device_limits& d) {
          " bytes of shared memory";
 }
 
-//! Columns one warp of a column tile looks back for, as the column kernel computes them from the
-//! plan (device/column_scan.cuh): the warps share the tile's columns, at least
-//! policy::column_lookback_min_cols_per_warp<Exact> each (fewer when the tile has fewer).
-int kernel_lookback_cols_per_warp(const plan& p, bool exact) {
-  const int warps = p.block_threads / 32;
-  const int tile_cols = static_cast<int>(p.tile_cols);
-  const int min_cols = exact ? policy::column_lookback_min_cols_per_warp<true> : policy::column_lookback_min_cols_per_warp<false>;
-  const int least = std::min(tile_cols, min_cols);
-  const int spread = tile_cols >= warps ? tile_cols / warps : 1;
-  return std::max(spread, least);
-}
+//! Columns one warp of a column tile looks back for: the kernel reads them from the plan
+//! (column_scan_params::lookback_cols), the solver sets them by detail/layout.hpp.
+int kernel_lookback_cols_per_warp(const plan& p, bool) { return p.lookback_cols; }
 
 //! The look-back window of that warp: one predecessor per lane and column, 32 / columns tiles deep
 //! (device/tile_state.cuh, exclusive_prefix).
@@ -107,7 +99,7 @@ int kernel_lookback_window(const plan& p, bool exact) { return 32 / kernel_lookb
 
 //! Every property of one plan that needs no enumeration of its tiles.
 plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, const std::string& where) {
-  const auto p = fastscan::make_plan(s, types, dev);
+  const auto p = fastscan::detail::make_plan(s, types, dev);
   const auto context = [&] { return where + " " + shape_name(s) + " " + (p.error ? p.error : ""); };
   PLAN_REQUIRE(p.valid);
   const std::int64_t numel = s.outer * s.len * s.inner;
@@ -230,7 +222,8 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
       }
       // Ordered operators along a few chains look back in two levels, with state for both.
       PLAN_CHECK(p.lookback_groups == (!types.exact && chains <= policy::column_grouped_lookback_max_chains));
-      PLAN_CHECK(p.temp_bytes == 16 + fastscan::detail::column_tile_state_bytes(p, types.word_bytes) * (p.lookback_groups ? 2 : 1));
+      PLAN_CHECK(p.temp_bytes == 16 + static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.word_bytes *
+                                          (p.lookback_groups ? 2 : 1));
       PLAN_CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.word_bytes);
     }
   }
@@ -241,7 +234,7 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
 //! (device/row_scan.cuh, device/column_scan.cuh), and requires every element exactly once.
 void check_coverage(Shape3 s, const scan_types& types, const device_limits& dev) {
   INFO(types_name(types) << ", " << device_name(dev) << ", " << shape_name(s));
-  const auto p = fastscan::make_plan(s, types, dev);
+  const auto p = fastscan::detail::make_plan(s, types, dev);
   REQUIRE(p.valid);
   const auto l = p.layout;
   const std::int64_t numel = s.outer * s.len * s.inner;
@@ -365,7 +358,7 @@ TEST_CASE("the solver spreads every split over the whole GPU", "[host][plan]") {
         for (std::int64_t rows = 1; rows <= total; rows *= 2) {
           for (auto s : {Shape3{rows, total / rows, 1}, Shape3{1, rows, total / rows}}) {
             CAPTURE(shape_name(s), types_name(t), dev.sm_count);
-            const auto p = fastscan::make_plan(s, t, dev);
+            const auto p = fastscan::detail::make_plan(s, t, dev);
             REQUIRE(p.valid);
             CHECK(p.num_tiles > 1);
             if (total >= (std::int64_t{1} << 24)) {
@@ -390,7 +383,7 @@ TEST_CASE("large column scans along a short axis neither look back nor shrink to
         for (std::int64_t len = 2; len <= 64; len *= 2) {
           const Shape3 s{1, len, numel / len};
           CAPTURE(shape_name(s), types_name(t), dev.sm_count, dev.smem_per_block);
-          const auto p = fastscan::make_plan(s, t, dev);
+          const auto p = fastscan::detail::make_plan(s, t, dev);
           REQUIRE(p.valid);
           CHECK_FALSE(p.lookback);
           CHECK(p.block_threads > 32);
@@ -415,11 +408,11 @@ TEST_CASE("row kernels' launch bounds are launchable and fit an SM", "[host][pla
     CHECK(b.threads <= 1024);
     CHECK(b.min_blocks_per_sm >= 1);
     CHECK(b.threads * b.min_blocks_per_sm <= 2048);
-    CHECK(b.min_blocks_per_sm * (fastscan::detail::row_smem_bytes(b.threads, t) + reserved_per_block) <= sm_smem);
+    CHECK(b.min_blocks_per_sm * (fastscan::detail::row_smem(b.threads, t.flagged_bytes, t.row_exchange_bytes_per_warp).bytes + reserved_per_block) <= sm_smem);
     // The solver starts from the kernel's block, whatever the device allows: a problem large
     // enough for every SM keeps it.
     for (const auto& dev : {h200, device_limits{132, 2147483647, 227 * 1024}}) {
-      const auto p = fastscan::make_plan({1, std::int64_t{1} << 28, 1}, t, dev);
+      const auto p = fastscan::detail::make_plan({1, std::int64_t{1} << 28, 1}, t, dev);
       REQUIRE(p.kind == strategy::rows);
       CHECK(p.block_threads == b.threads);
     }
@@ -445,17 +438,19 @@ TEST_CASE("dispatch plans each entry point with its kernels' exactness and slice
 TEST_CASE("small column scans find every prefix within one look-back window", "[host][plan]") {
   // 65536 int64 along axis 0 is latency: a chain longer than the window a look-back warp polls
   // per round trip (32 tiles shared among the columns it looks back for) waits for several round
-  // trips. The window is the column kernel's: its warps look back for
-  // max(tile_cols / warps, policy::column_lookback_min_cols_per_warp<Exact>) columns each.
-  for (const fastscan::scan_types& types : {fastscan::scan_types{8, 8, 16, 16, 4608}, fastscan::scan_types{8, 16, 32, 24, 4608}}) {
+  // trips. The window is the column kernel's (the plan's lookback_cols, detail/layout.hpp). Where
+  // none fits (the largest block at the narrowest tile, one sector wide), the solver keeps it.
+  for (const fastscan::detail::scan_types& types : {fastscan::detail::scan_types{8, 8, 16, 16, 4608}, fastscan::detail::scan_types{8, 16, 32, 24, 4608}}) {
     for (std::int64_t len = 2; len <= 65536; len *= 2) {
       const Shape3 s{1, len, 65536 / len};
-      const auto p = fastscan::make_plan(s, types, h200);
+      const auto p = fastscan::detail::make_plan(s, types, h200);
       REQUIRE(p.valid);
       if (p.kind != strategy::columns || !p.lookback) continue;
       CAPTURE(shape_name(s), types_name(types), p.block_threads, p.tile_cols, p.len_tiles,
               kernel_lookback_cols_per_warp(p, types.exact));
-      CHECK(p.len_tiles <= kernel_lookback_window(p, types.exact));
+      const bool narrowest = p.lanes_x <= std::max(1, 32 / (p.vec * static_cast<int>(types.in_bytes)));
+      const bool largest = p.block_threads == policy::column_threads;
+      CHECK((p.len_tiles <= kernel_lookback_window(p, types.exact) || (narrowest && largest)));
     }
   }
 }

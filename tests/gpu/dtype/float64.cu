@@ -23,7 +23,7 @@ std::vector<std::int64_t> framework_indices(const std::vector<double>& x, fastsc
   d_v.poison();
   d_i.poison();
   CUDA_REQUIRE(fastscan::extreme_scan(d_in.ptr, d_v.ptr, d_i.ptr, {1, static_cast<std::int64_t>(x.size()), 1}, e,
-                                      fastscan::Tie::last));
+                                      nullptr, fastscan::Tie::last));
   if (values != nullptr) *values = d_v.download();
   return d_i.download().to_vector();
 }
