@@ -9,7 +9,7 @@
 # all compiles in parallel (one type of one tree is a minute on one core). Then, ROUNDS times
 # (default 2), every variant runs every case in turn, one process per variant and type; the table
 # shows each case's best median over the rounds, variant by variant, and the change of the last
-# variant against the first. --bench takes the cases from `fastscan_bench --benchmark_list_tests`
+# variant against the first. Binaries already in $OUT are reused; ROUNDS=0 only compiles. --bench takes the cases from `fastscan_bench --benchmark_list_tests`
 # output (bench/probe_cases.py): every fastscan case of the benchmark the probe can run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,11 +25,13 @@ cases=("$@")
 types=$(for ((c = 1; c < ${#cases[@]}; c += 5)); do echo "${cases[$c]}"; done | sort -u)
 for i in "${!dirs[@]}"; do
   for t in $types; do
+    [ -x "$out/probe$i-$t" ] && continue
     (nvcc -std=c++17 -O3 -arch=sm_90 -DPROBE_TYPE_${t^^} -I"${dirs[$i]}/include" bench/probe.cu -o "$out/probe$i-$t" \
       > "$out/probe$i-$t.log" 2>&1 || echo "compile failed: ${dirs[$i]} $t (see $out/probe$i-$t.log)") &
   done
 done
 wait
+[ "${ROUNDS:-2}" = 0 ] && exit 0
 for r in $(seq "${ROUNDS:-2}"); do
   for t in $types; do
     args=()

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The GPU check: builds fastscan, runs every [gpu] test, the example and the benchmark on a device.
 #
-#   scripts/gpu-check.sh build          on the development machine (no GPU needed): configures and
-#                                       builds build/ for sm_90 and copies Google Benchmark's shared
-#                                       library beside the benchmark (the GPU machine has none)
+#   scripts/gpu-check.sh build          configures and builds build/ for sm_90 (TARGETS="a b" for some
+#                                       targets only) and copies Google Benchmark's shared library
+#                                       beside the benchmark; with .deps/ (see deps) also on the GPU
+#                                       machine, which has neither Catch2 nor Google Benchmark
+#   scripts/gpu-check.sh deps           on the development machine: copies Catch2 and Google
+#                                       Benchmark (headers, CMake packages, library) into .deps/,
+#                                       a prefix to carry to the GPU machine (git-ignored)
 #   scripts/gpu-check.sh test           on the GPU machine: every [gpu] test, then the example
 #   scripts/gpu-check.sh sanitize       memcheck, racecheck and synccheck over the [gpu] tests
 #                                       (the 2^31+ test excluded: it allocates 40 GB)
@@ -17,10 +21,22 @@ mkdir -p "$out"
 
 case "${1:-all}" in
   build)
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90
-    cmake --build "$build" -j "$(nproc)"
+    prefix=()
+    [ -d .deps ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "${prefix[@]}"
+    # shellcheck disable=SC2086  # TARGETS is a list
+    cmake --build "$build" -j "$(nproc)" ${TARGETS:+--target $TARGETS}
     lib=$(ldconfig -p | awk '/libbenchmark\.so\.1debian/ {print $NF; exit}')
-    [ -n "$lib" ] && cp -L "$lib" "$build/bench/"
+    [ -z "$lib" ] && [ -d .deps ] && lib=$(ls .deps/lib/*/libbenchmark.so.1debian 2>/dev/null | head -n 1)
+    if [ -n "$lib" ] && [ -d "$build/bench" ]; then cp -L "$lib" "$build/bench/"; fi
+    ;;
+  deps)
+    rm -rf .deps
+    for f in $(dpkg -L catch2 libbenchmark-dev libbenchmark1debian | grep -v /share/doc/); do
+      if [ -f "$f" ] || [ -L "$f" ]; then mkdir -p ".deps/$(dirname "${f#/usr/}")"; cp -P "$f" ".deps/${f#/usr/}"; fi
+    done
+    grep -qx '/.deps/' .git/info/exclude 2>/dev/null || echo '/.deps/' >> .git/info/exclude
+    du -sh .deps
     ;;
   test)
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -54,7 +70,7 @@ case "${1:-all}" in
     "$0" bench "${2:-.}"
     ;;
   *)
-    echo "usage: $0 build|test|sanitize|bench [REGEX]|all [REGEX]" >&2
+    echo "usage: $0 build|deps|test|sanitize|bench [REGEX]|all [REGEX]" >&2
     exit 2
     ;;
 esac
