@@ -9,7 +9,7 @@
 #                                       Benchmark (headers, CMake packages, library) into .deps/,
 #                                       a prefix to carry to the GPU machine (git-ignored)
 #   scripts/gpu-check.sh test           on the GPU machine: every [gpu] test, then the example
-#   scripts/gpu-check.sh sanitize       memcheck, racecheck and synccheck over the [gpu] tests
+#   scripts/gpu-check.sh sanitize       memcheck, racecheck and synccheck (TOOLS="...") over the [gpu] tests
 #                                       (the 2^31+ test excluded: it allocates 40 GB)
 #   scripts/gpu-check.sh bench [REGEX]  the benchmark (JSON copy in $OUT when set)
 #   scripts/gpu-check.sh all [REGEX]    test, then bench
@@ -50,7 +50,7 @@ case "${1:-all}" in
     cases+=',cummax and cummin match the framework rule on edge shapes - float'
     cases+=',cumsum into the same type - std::int32_t,cumsum into the same type - __half'
     cases+=',cumsum into the same type - std::uint8_t'  # (1-byte sums take whole units: their own path)
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${TOOLS:-memcheck racecheck synccheck}; do
       echo "== compute-sanitizer --tool $tool"
       compute-sanitizer --tool "$tool" --error-exitcode 3 --print-limit 20 \
         "$build/tests/fastscan_tests" "$cases" 2>&1 | tail -n 4
