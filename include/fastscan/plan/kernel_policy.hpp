@@ -28,13 +28,13 @@ struct row_kernel {
 };
 
 //! A column kernel: rows and columns per thread, launch bounds, and its compile-time paths.
-template <int Items, int Vec, bool Exact, std::size_t AccBytes>
+template <int Items, int Vec, bool Exact, std::size_t InBytes, std::size_t AccBytes>
 struct column_kernel {
   static constexpr int items = Items;
   static constexpr int vec = Vec;
   static constexpr bool exact = Exact;
   static constexpr int threads = column_threads;
-  static constexpr int min_blocks = column_min_blocks_per_sm;
+  static constexpr int min_blocks = column_kernel_min_blocks(Items, Exact, InBytes, AccBytes);
   //! Short kernels: checked loops only, one tile loop for both tile-order modes.
   static constexpr bool checked_only = Items <= column_short_items;
   static constexpr std::size_t stage_rows_below_bytes = column_stage_rows_below_bytes;

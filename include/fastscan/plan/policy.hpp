@@ -97,6 +97,12 @@ constexpr int column_short_items = 4;
 constexpr int column_threads = 256;
 //! Register cap for two blocks per SM, as for the rows (one block without spills was slower).
 constexpr int column_min_blocks_per_sm = 2;
+//! Short kernels of exact 4 / 8-byte sums (int32, int64) fit 80 registers without spills: three
+//! blocks per SM (int64 [1, 4, 2^24]: 16 % faster than two); promoted or float64 sums would spill.
+constexpr int column_kernel_min_blocks(int items, bool exact, std::size_t in_bytes, std::size_t acc_bytes) {
+  const bool fits = exact && in_bytes == acc_bytes && in_bytes >= 4 && acc_bytes <= 8;
+  return items <= column_short_items && fits ? 3 : column_min_blocks_per_sm;
+}
 //! Tiles per SM below which a column problem is latency-bound.
 constexpr int column_min_tiles_per_sm = 2;
 //! Many chains: 64-thread blocks, 8 per SM; predecessors are mostly done, so tiles in flight win.
