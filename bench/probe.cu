@@ -6,7 +6,8 @@
 //     OP: cumsum | cummax | cummin     TYPE: u8 i8 i16 i32 i64 f16 bf16 f32 f64
 //
 // Each case: CUDA events around the calls, median of 15 repetitions after 3 warm-up calls, and a
-// device-to-device copy of the same bytes (read + written) timed the same way in the same process.
+// device-to-device copy of the same bytes (read + written) timed the same way in the same process,
+// and the host time per call of enqueueing 20 calls.
 // Working sets above 64 MB (beyond the 60 MB L2) are timed one call at a time, smaller ones as 20
 // calls back to back (latency). Inputs are random with many ties, never zeros. cumsum writes the
 // input type; cummax / cummin write int64 indices. Built with -DPROBE_TYPE_<T> (e.g. PROBE_TYPE_I64)
@@ -16,6 +17,7 @@
 #include "bench_support.cuh"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +39,21 @@ float median_ms(std::size_t working_set, const std::function<void()>& call) {
   return times[times.size() / 2];
 }
 
+//! Median host time per call to enqueue 20 calls (a latency row is host-bound when this is near
+//! its time per call).
+double host_us(const std::function<void()>& call) {
+  std::vector<double> us;
+  for (int r = 0; r < 15; ++r) {
+    check(cudaDeviceSynchronize(), "host timing");
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < 20; ++k) call();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 20);
+  }
+  check(cudaDeviceSynchronize(), "host timing");
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
 template <class T>
 void probe(const std::string& op, const std::string& type, fastscan::Shape3 s) {
   const long long n = s.outer * s.len * s.inner;
@@ -56,9 +73,10 @@ void probe(const std::string& op, const std::string& type, fastscan::Shape3 s) {
   const float ms = median_ms(bytes, [&] { check(call(temp.ptr), op.c_str()); });
   device_memory from(bytes / 2), to(bytes / 2);
   const float copy_ms = median_ms(bytes, [&] { cudaMemcpyAsync(to.ptr, from.ptr, bytes / 2, cudaMemcpyDeviceToDevice); });
-  std::printf("%s %s [%lld,%lld,%lld] %.2f us  copy %.2f us  share of copy %.3f\n", op.c_str(), type.c_str(),
-              static_cast<long long>(s.outer), static_cast<long long>(s.len), static_cast<long long>(s.inner),
-              ms * 1e3, copy_ms * 1e3, copy_ms / ms);
+  std::printf("%s %s [%lld,%lld,%lld] %.2f us  copy %.2f us  share of copy %.3f  host %.2f us\n", op.c_str(),
+              type.c_str(), static_cast<long long>(s.outer), static_cast<long long>(s.len),
+              static_cast<long long>(s.inner), ms * 1e3, copy_ms * 1e3, copy_ms / ms,
+              host_us([&] { check(call(temp.ptr), op.c_str()); }));
 }
 
 #if !defined(PROBE_TYPE_U8) && !defined(PROBE_TYPE_I8) && !defined(PROBE_TYPE_I16) && !defined(PROBE_TYPE_I32) && \

@@ -32,9 +32,12 @@ struct device_buffer {
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
   ~device_buffer() { cudaFree(ptr); }
+  //! Upload and poison finish before they return: both go on the legacy stream, which a
+  //! non-blocking stream under test does not wait for (a pageable copy or a memset may still run).
   template <class H>
   void upload(const H& h) {
     CUDA_REQUIRE(cudaMemcpy(ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaDeviceSynchronize());
   }
   host_array<T> download() const {
     host_array<T> h(count);
@@ -47,6 +50,7 @@ struct device_buffer {
   void poison() {
     if (count > 0) {
       CUDA_REQUIRE(cudaMemset(ptr, 0x5b, count * sizeof(T)));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
     }
   }
 };

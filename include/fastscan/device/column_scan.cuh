@@ -131,6 +131,7 @@ struct column_tile {
   const column_tile_part t;
   const int lane;
   const int tile_cols;
+  const column_smem_layout layout;
   unsigned char* const smem;
   uint4* const exchange;
   //! Rows of the plane narrower than a line (whole rows when warp_full) move as warp runs.
@@ -155,22 +156,18 @@ struct column_tile {
   FASTSCAN_DEVICE column_tile(const Problem& prob_, const column_scan_params& p_, std::int64_t tile_, unsigned char* smem_)
       : prob(prob_), p(p_), tile(tile_), t(column_part<ITEMS, VEC>(p_, tile_)), lane(static_cast<int>(threadIdx.x) & 31),
         tile_cols(static_cast<int>(p_.tile_cols)),
+        layout(column_smem(p_.lanes_x, p_.lanes_y, static_cast<int>(p_.tile_cols), sizeof(acc_t), slice_bytes)),
         smem(smem_),
-        exchange(reinterpret_cast<uint4*>(smem_ + layout().exchange) +
+        exchange(reinterpret_cast<uint4*>(smem_ + layout.exchange) +
                  static_cast<int>(threadIdx.x >> 5) * static_cast<int>(slice_bytes / 16)),
         narrow_rows(static_cast<std::size_t>(p_.inner) * sizeof(input_t) < Policy::stage_rows_below_bytes) {
     items = unit_rows ? unit_row<input_t, ITEMS>(exchange, lane) : held;
     rows = items;
   }
 
-  //! The tile's shared memory (detail/layout.hpp), recomputed where it is used: kept, its offsets
-  //! would hold registers through the whole tile.
-  FASTSCAN_DEVICE column_smem_layout layout() const {
-    return column_smem(p.lanes_x, p.lanes_y, static_cast<int>(p.tile_cols), sizeof(acc_t), slice_bytes);
-  }
-  FASTSCAN_DEVICE acc_t* warp_totals() const { return reinterpret_cast<acc_t*>(smem + layout().warp_totals); }
-  FASTSCAN_DEVICE acc_t* totals() const { return reinterpret_cast<acc_t*>(smem + layout().totals); }
-  FASTSCAN_DEVICE bool* has_prefix() const { return reinterpret_cast<bool*>(smem + layout().has_prefix); }
+  FASTSCAN_DEVICE acc_t* warp_totals() const { return reinterpret_cast<acc_t*>(smem + layout.warp_totals); }
+  FASTSCAN_DEVICE acc_t* totals() const { return reinterpret_cast<acc_t*>(smem + layout.totals); }
+  FASTSCAN_DEVICE bool* has_prefix() const { return reinterpret_cast<bool*>(smem + layout.has_prefix); }
 
   FASTSCAN_DEVICE void run() {
     prefetch_ahead();

@@ -97,10 +97,11 @@ constexpr int column_short_items = 4;
 constexpr int column_threads = 256;
 //! Register cap for two blocks per SM, as for the rows (one block without spills was slower).
 constexpr int column_min_blocks_per_sm = 2;
-//! Short kernels of exact 4 / 8-byte sums (int32, int64) fit 80 registers without spills: three
-//! blocks per SM (int64 [1, 4, 2^24]: 16 % faster than two); promoted or float64 sums would spill.
+//! Short kernels of 4-byte sums and exact 8-byte ones (int64) fit 80 registers without spills:
+//! three blocks per SM (float32 [1, 4, 2^24] 254 -> 207 us, int64 390 -> 326 over two); promoted
+//! or float64 sums would spill.
 constexpr int column_kernel_min_blocks(int items, bool exact, std::size_t in_bytes, std::size_t acc_bytes) {
-  const bool fits = exact && in_bytes == acc_bytes && in_bytes >= 4 && acc_bytes <= 8;
+  const bool fits = in_bytes == acc_bytes && (in_bytes == 4 || (in_bytes == 8 && exact));
   return items <= column_short_items && fits ? 3 : column_min_blocks_per_sm;
 }
 //! Tiles per SM below which a column problem is latency-bound.
