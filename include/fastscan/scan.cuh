@@ -6,6 +6,8 @@
 #include <fastscan/cummax.cuh>
 #include <fastscan/cumsum.cuh>
 #include <fastscan/inclusive_scan.cuh>
+#include <fastscan/segmented.cuh>
+#include <fastscan/voxel_key.hpp>
 #include <fastscan/ops/value_index.cuh>
 #include <fastscan/shape.hpp>
 #include <fastscan/warp/warp_scan.cuh>

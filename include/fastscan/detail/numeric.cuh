@@ -7,6 +7,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <type_traits>
 
@@ -16,9 +17,14 @@ namespace detail {
 template <class T>
 inline constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
-//! Arithmetic type a value of T is compared or summed in: float for the 16-bit floats, T otherwise.
+//! The 8-bit float features are read only (summed in float).
 template <class T>
-using arith_t = std::conditional_t<is_half_v<T>, float, T>;
+inline constexpr bool is_fp8_v = std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;
+
+//! Arithmetic type a value of T is compared or summed in: float for the 16- and 8-bit floats, T
+//! otherwise.
+template <class T>
+using arith_t = std::conditional_t<is_half_v<T> || is_fp8_v<T>, float, T>;
 
 template <class T>
 FASTSCAN_HD arith_t<T> to_arith(const T& v) {
@@ -26,6 +32,8 @@ FASTSCAN_HD arith_t<T> to_arith(const T& v) {
     return __half2float(v);
   } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     return __bfloat162float(v);
+  } else if constexpr (is_fp8_v<T>) {
+    return __half2float(__half(__nv_cvt_fp8_to_halfraw(v.__x, std::is_same_v<T, __nv_fp8_e4m3> ? __NV_E4M3 : __NV_E5M2)));
   } else {
     return v;
   }

@@ -20,7 +20,7 @@
 //! one word.
 #pragma once
 
-#include <fastscan/ops/value_index.cuh>
+#include <fastscan/ops/segmented.cuh>
 #include <fastscan/warp/warp_scan.cuh>
 
 #include <cstring>

@@ -85,24 +85,4 @@ struct is_exactly_associative : std::bool_constant<std::is_integral_v<Acc>> {};
 template <class T, Extreme E, Tie Ti>
 struct is_exactly_associative<value_index_op<T, E, Ti>, value_index<T>> : std::true_type {};
 
-namespace detail {
-
-//! A value with a segment-head flag: the operator that turns any scan into a segmented one.
-template <class A>
-struct flagged {
-  A value;
-  bool head;
-};
-
-//! combine(a, b) restarts at b when b holds a segment head; associative whenever `Op` is.
-template <class Op>
-struct segmented_op {
-  Op op;
-  template <class A>
-  FASTSCAN_HD flagged<A> operator()(const flagged<A>& earlier, const flagged<A>& later) const {
-    return {later.head ? later.value : op(earlier.value, later.value), static_cast<bool>(earlier.head || later.head)};
-  }
-};
-
-}  // namespace detail
 FASTSCAN_NAMESPACE_END

@@ -22,7 +22,7 @@
 
 #include <fastscan/detail/numeric.cuh>
 #include <fastscan/detail/vector_io.cuh>
-#include <fastscan/ops/value_index.cuh>
+#include <fastscan/ops/segmented.cuh>
 
 #include <type_traits>
 

@@ -1,0 +1,119 @@
+// Segmented scans over keys, float and double features: every segment pattern against the double
+// reference, determinism, the precision the subtract-at-run-ends method loses, any operator.
+#include "determinism.cuh"
+#include "segmented_cases.cuh"
+
+using namespace fstest;
+
+namespace {
+const std::vector<std::pair<std::int64_t, std::int64_t>> sizes = {
+    {0, 3}, {1, 1}, {1, 64}, {1000, 1}, {70001, 1}, {(1 << 20) + 3, 1}, {4097, 3}, {(1 << 16) + 1, 64}, {1031, 80}, {300, 1024}};
+}  // namespace
+
+TEST_CASE("segmented_cumsum and segment_sum of float32 rows, int64 keys", "[gpu][segmented]") {
+  check_segment_patterns<float, std::int64_t>(sizes);
+}
+TEST_CASE("segmented_cumsum and segment_sum of float32 rows, int32 keys", "[gpu][segmented]") {
+  check_segment_patterns<float, std::int32_t>({{70001, 1}, {4097, 3}, {1031, 80}});
+}
+TEST_CASE("segmented_cumsum and segment_sum of float64 rows", "[gpu][segmented]") {
+  check_segment_patterns<double, std::int64_t>({{70001, 1}, {4097, 3}, {(1 << 16) + 1, 64}});
+}
+TEST_CASE("segment sums of float32 and float64 are bitwise the same on every run", "[gpu][segmented]") {
+  check_segments_deterministic<float, std::int64_t>(1 << 20, 1);
+  check_segments_deterministic<float, std::int64_t>(1 << 16, 64);
+  check_segments_deterministic<double, std::int64_t>(1 << 16, 64);
+}
+
+TEST_CASE("a small segment after a long one keeps its digits", "[gpu][segmented]") {
+  // One segment of 2^20 rows of 1000, then one of 16 rows of 1e-3. Sums taken by a cumsum of the
+  // whole array and subtracted at the run ends lose the small segment (float32 keeps 7 digits of
+  // a running 1e9); summed per segment, it is exact to float's rounding.
+  const std::int64_t big = 1 << 20, small = 16, S = big + small;
+  host_array<float> feats(static_cast<std::size_t>(S));
+  std::vector<std::int64_t> keys(static_cast<std::size_t>(S));
+  for (std::int64_t i = 0; i < S; ++i) {
+    feats[static_cast<std::size_t>(i)] = i < big ? 1000.0f : 1e-3f;
+    keys[static_cast<std::size_t>(i)] = i < big ? 0 : 1;
+  }
+  float running = 0, at_big = 0;  // the subtract method, in float as a float cumsum would
+  for (std::int64_t i = 0; i < S; ++i) {
+    running += feats[static_cast<std::size_t>(i)];
+    if (i == big - 1) at_big = running;
+  }
+  const double want = 16e-3;
+  const double subtract_error = std::fabs((running - at_big) - want) / want;
+  device_buffer<float> d_feats(feats.size()), d_sums(feats.size());
+  device_buffer<std::int64_t> d_keys(keys.size()), d_unique(keys.size()), d_count(1);
+  d_feats.upload(feats);
+  d_keys.upload(keys);
+  CUDA_REQUIRE(fastscan::segment_sum(d_feats.ptr, d_keys.ptr, d_unique.ptr, d_sums.ptr, d_count.ptr, S, 1));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  const auto sums = d_sums.download();
+  CHECK(d_count.download()[0] == 2);
+  CHECK(subtract_error > 0.5);  // the method this replaces loses the segment
+  CHECK(std::fabs(sums[1] - want) / want < 1e-5);
+  CHECK(std::fabs(sums[0] - 1000.0 * big) / (1000.0 * big) < 1e-6);
+}
+
+namespace {
+struct max_i64 {
+  __host__ __device__ long long operator()(long long a, long long b) const { return a > b ? a : b; }
+};
+}  // namespace
+
+TEST_CASE("segmented_inclusive_scan with max restarts at every new key", "[gpu][segmented]") {
+  for (const auto& [S, C] : std::vector<std::pair<std::int64_t, std::int64_t>>{{(1 << 20) + 7, 1}, {70001, 3}}) {
+    for (const std::int64_t every : {std::int64_t{0}, std::int64_t{16}, std::int64_t{4096}}) {
+      CAPTURE(S, C, every);
+      const auto keys = segment_keys<std::int64_t>(S, every, 5 + every);
+      const auto in = random_values<long long>(static_cast<std::size_t>(S * C), 9);
+      std::vector<long long> want(in.size());
+      for (std::int64_t i = 0; i < S; ++i) {
+        const bool head = i == 0 || keys[i] != keys[i - 1];
+        for (std::int64_t c = 0; c < C; ++c) {
+          const auto at = static_cast<std::size_t>(i * C + c);
+          want[at] = head ? in[at] : std::max(want[at - C], in[at]);
+        }
+      }
+      device_buffer<long long> d_in(in.size()), d_out(in.size());
+      device_buffer<std::int64_t> d_keys(keys.size());
+      d_in.upload(in);
+      d_keys.upload(keys);
+      d_out.poison();
+      std::size_t bytes = 0;
+      CUDA_REQUIRE(fastscan::segmented_inclusive_scan(nullptr, bytes, d_in.ptr, d_keys.ptr, d_out.ptr, max_i64{}, S, C));
+      device_buffer<unsigned char> temp(bytes);
+      CUDA_REQUIRE(fastscan::segmented_inclusive_scan(temp.ptr, bytes, d_in.ptr, d_keys.ptr, d_out.ptr, max_i64{}, S, C));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      const auto got = d_out.download();
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) wrong += got[i] != want[i];
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("segmented entry points reject bad arguments before any launch", "[host][validation][segmented]") {
+  // No device is needed: every call returns before it is asked anything.
+  std::size_t bytes = 0;
+  float* f = reinterpret_cast<float*>(16);
+  std::int64_t* k = reinterpret_cast<std::int64_t*>(16);
+  std::int64_t* count = reinterpret_cast<std::int64_t*>(16);
+  const cudaError_t bad = cudaErrorInvalidValue;
+  CHECK(fastscan::segmented_cumsum(nullptr, bytes, f, k, f, -1, 4) == bad);
+  CHECK(fastscan::segmented_cumsum(nullptr, bytes, f, k, f, 10, -1) == bad);
+  CHECK(fastscan::segmented_cumsum(nullptr, bytes, f, k, f, 10, 0) == bad);
+  CHECK(fastscan::segmented_cumsum(nullptr, bytes, static_cast<const float*>(nullptr), k, f, 10, 4) == bad);
+  CHECK(fastscan::segmented_cumsum(nullptr, bytes, f, static_cast<const std::int64_t*>(nullptr), f, 10, 4) == bad);
+  CHECK(fastscan::segmented_cumsum(nullptr, bytes, f, k, static_cast<float*>(nullptr), 10, 4) == bad);
+  CHECK(fastscan::segment_sum(nullptr, bytes, f, k, k, f, static_cast<std::int64_t*>(nullptr), 10, 4) == bad);
+  CHECK(fastscan::segment_sum(nullptr, bytes, f, k, static_cast<std::int64_t*>(nullptr), f, count, 10, 4) == bad);
+  CHECK(fastscan::segment_sum(nullptr, bytes, f, k, k, f, count, 10, 0) == bad);
+  CHECK(fastscan::segmented_inclusive_scan(nullptr, bytes, f, static_cast<const std::int64_t*>(nullptr), f,
+                                           fastscan::detail::sum_op{}, 10, 4) == bad);
+  // Nothing to scan is no error, and the size query still answers.
+  bytes = 0;
+  CHECK(fastscan::segmented_cumsum(nullptr, bytes, f, k, f, 0, 0) == cudaSuccess);
+  CHECK(bytes >= 1);
+}
