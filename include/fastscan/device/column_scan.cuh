@@ -136,9 +136,26 @@ struct column_tile {
   uint4* const exchange;
   //! Rows of the plane narrower than a line (whole rows when warp_full) move as warp runs.
   const bool narrow_rows;
-  // The thread's items stay in its exchange row until the outputs are formed (registers are the
-  // limit); inputs wider than a 16-byte unit per row stay in registers.
-  input_t held[unit_rows ? 1 : ITEMS * VEC];
+  //! The thread's per-column values that pass from stage to stage, and its items where they stay in
+  //! registers. They live apart from the tile (column_scan_kernel declares them): an array indexed
+  //! in a loop not yet unrolled keeps its whole object in memory, and as tile members every store
+  //! to one reloaded the tile's references (prob, p), so the form loops kept a select on
+  //! `exclusive` per output (64 FSEL per tile of the 16-row float sum) instead of two copies, and
+  //! the shuffle scans divided lane by lanes_x once per column, not once (4 divisions, not 1).
+  struct lanes {
+    // The thread's items stay in its exchange row until the outputs are formed (registers are the
+    // limit); inputs wider than a 16-byte unit per row stay in registers.
+    input_t held[unit_rows ? 1 : ITEMS * VEC];
+    acc_t total[VEC];
+    acc_t before_lane[VEC];  //!< the fold of the thread rows above in the warp
+    acc_t running[VEC];
+    bool has_running[VEC];
+  };
+  input_t (&held)[unit_rows ? 1 : ITEMS * VEC];
+  acc_t (&total)[VEC];
+  acc_t (&before_lane)[VEC];
+  acc_t (&running)[VEC];
+  bool (&has_running)[VEC];
   input_t* items;  //!< the thread's rows, VEC elements apart
   input_t* rows;   //!< where the checked loops find them, rp elements apart
   int rp = VEC;
@@ -146,21 +163,19 @@ struct column_tile {
   bool odd = false;    //!< rows staged as word parts (column_odd_row_parts)
   bool whole = false;  //!< the warp's threads have all their rows and columns in range
   bool fast = false;   //!< whole, and every column of the warp has a prefix
-  acc_t total[VEC];
-  acc_t before_lane[VEC];  //!< the fold of the thread rows above in the warp
-  acc_t running[VEC];
-  bool has_running[VEC];
   int wy = 0;  //!< warp row
   int yl = 0;  //!< thread row within the warp
 
-  FASTSCAN_DEVICE column_tile(const Problem& prob_, const column_scan_params& p_, std::int64_t tile_, unsigned char* smem_)
+  FASTSCAN_DEVICE column_tile(const Problem& prob_, const column_scan_params& p_, std::int64_t tile_, unsigned char* smem_,
+                              lanes& l)
       : prob(prob_), p(p_), tile(tile_), t(column_part<ITEMS, VEC>(p_, tile_)), lane(static_cast<int>(threadIdx.x) & 31),
         tile_cols(static_cast<int>(p_.tile_cols)),
         layout(column_smem(p_.lanes_x, p_.lanes_y, static_cast<int>(p_.tile_cols), sizeof(acc_t), slice_bytes)),
         smem(smem_),
         exchange(reinterpret_cast<uint4*>(smem_ + layout.exchange) +
                  static_cast<int>(threadIdx.x >> 5) * static_cast<int>(slice_bytes / 16)),
-        narrow_rows(static_cast<std::size_t>(p_.inner) * sizeof(input_t) < Policy::stage_rows_below_bytes) {
+        narrow_rows(static_cast<std::size_t>(p_.inner) * sizeof(input_t) < Policy::stage_rows_below_bytes),
+        held(l.held), total(l.total), before_lane(l.before_lane), running(l.running), has_running(l.has_running) {
     items = unit_rows ? unit_row<input_t, ITEMS>(exchange, lane) : held;
     rows = items;
   }
@@ -624,7 +639,9 @@ template <class Policy, class Problem, bool Odd = false>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
   for_each_tile<Policy::checked_only>(p.tile_counter, p.num_tiles, [&](std::int64_t tile) {
-    column_tile<Policy, Odd, Problem>(prob, p, tile, smem).run();
+    using tile_t = column_tile<Policy, Odd, Problem>;
+    typename tile_t::lanes lanes;
+    tile_t(prob, p, tile, smem, lanes).run();
   });
 }
 
