@@ -2,7 +2,8 @@
 // rule, associativity on ties and NaNs, the segmented operator, and dtype names.
 #include "../support/host_reference.hpp"
 
-#include <fastscan/ops/value_index.cuh>
+#include <fastscan/ops/segmented.cuh>
+#include <fastscan/voxel_key.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -142,4 +143,83 @@ TEST_CASE("the segmented operator restarts at every head and stays associative",
       REQUIRE(tree.head);
     }
   }
+}
+
+TEST_CASE("the counting segmented operator numbers the segments under any grouping", "[host][ops][segmented]") {
+  // segment_sum folds (value, heads counted): the fold of a prefix holds its sum since the last
+  // head and the number of heads, which is the segment's ordinal plus one.
+  using counted = fastscan::flagged<std::int64_t, std::int64_t>;
+  const fastscan::segmented_op<fastscan::sum_op> op{};
+  std::mt19937 rng(4);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + static_cast<std::size_t>(trial % 61);
+    std::vector<counted> seq(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      seq[i] = {static_cast<std::int64_t>(rng() % 19) - 9, (i == 0 || rng() % 4 == 0) ? 1 : 0};
+    }
+    std::int64_t since_head = 0, heads = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      since_head = seq[i].head ? seq[i].value : since_head + seq[i].value;
+      heads += seq[i].head;
+    }
+    for (int k = 0; k < 5; ++k) {
+      const counted tree = fold_tree(seq, 0, n, op, rng);
+      CAPTURE(trial, k);
+      REQUIRE(tree.value == since_head);
+      REQUIRE(tree.head == heads);
+    }
+  }
+  CHECK(fastscan::is_exactly_associative<fastscan::segmented_op<fastscan::sum_op>, counted>::value);
+  CHECK_FALSE(fastscan::is_exactly_associative<fastscan::segmented_op<fastscan::sum_op>, fastscan::flagged<float>>::value);
+  CHECK(fastscan::key_starts_segment(3, 3, true));
+  CHECK_FALSE(fastscan::key_starts_segment(3, 3, false));
+  CHECK(fastscan::key_starts_segment(4, 3, false));
+}
+
+TEST_CASE("the voxel key encoder refuses every grid whose keys would not fit", "[host][segmented][voxel]") {
+  using fastscan::voxel_grid;
+  fastscan::voxel_key_encoder<std::int32_t> e32;
+  fastscan::voxel_key_encoder<std::int64_t> e64;
+  // int32 keys: 2^31 cells (keys up to 2^31 - 1) fit, one cell more does not.
+  REQUIRE(fastscan::voxel_key_encoder<std::int32_t>::make(voxel_grid{2, 1024, 1024, 1024}, e32));
+  CHECK(e32.cells == (std::int64_t{1} << 31));
+  CHECK(e32.bits == 31);
+  CHECK(e32(1, 1023, 1023, 1023) == std::numeric_limits<std::int32_t>::max());
+  const auto untouched = e32.cells;
+  CHECK_FALSE(fastscan::voxel_key_encoder<std::int32_t>::make(voxel_grid{2, 1024, 1024, 1025}, e32));
+  CHECK_FALSE(fastscan::voxel_key_encoder<std::int32_t>::make(voxel_grid{1, 46341, 46341, 1}, e32));
+  CHECK(e32.cells == untouched);
+  CHECK(fastscan::voxel_key_encoder<std::int32_t>::make(voxel_grid{1, 46340, 46340, 1}, e32));
+  // int64 keys: 2^62 cells fit, 2^63 do not (cells is an int64), products that overflow are refused.
+  REQUIRE(fastscan::voxel_key_encoder<std::int64_t>::make(voxel_grid{std::int64_t{1} << 31, std::int64_t{1} << 31, 1, 1}, e64));
+  CHECK(e64.bits == 62);
+  CHECK_FALSE(fastscan::voxel_key_encoder<std::int64_t>::make(voxel_grid{std::int64_t{1} << 31, std::int64_t{1} << 31, 2, 1}, e64));
+  CHECK_FALSE(fastscan::voxel_key_encoder<std::int64_t>::make(voxel_grid{std::int64_t{1} << 40, std::int64_t{1} << 40, 1, 1}, e64));
+  // Extents must be positive.
+  for (const voxel_grid g : {voxel_grid{0, 1, 1, 1}, voxel_grid{1, -1, 1, 1}, voxel_grid{1, 1, 0, 1}, voxel_grid{1, 1, 1, -5}}) {
+    CHECK_FALSE(fastscan::voxel_key_encoder<std::int64_t>::make(g, e64));
+  }
+  // Key widths: the bits of the largest key.
+  const std::pair<voxel_grid, int> widths[] = {{{1, 1, 1, 1}, 0}, {{1, 2, 1, 1}, 1}, {{1, 3, 1, 1}, 2}, {{6, 200, 200, 1}, 18}};
+  for (const auto& [g, bits] : widths) {
+    REQUIRE(fastscan::voxel_key_encoder<std::int64_t>::make(g, e64));
+    CHECK(e64.bits == bits);
+    CHECK((std::int64_t{1} << e64.bits) >= e64.cells);
+  }
+}
+
+TEST_CASE("voxel keys number the cells batch-major and drop points outside the grid", "[host][segmented][voxel]") {
+  fastscan::voxel_key_encoder<std::int32_t> e;
+  REQUIRE(fastscan::voxel_key_encoder<std::int32_t>::make(fastscan::voxel_grid{2, 3, 4, 5}, e));
+  std::int32_t expected = 0;
+  for (int b = 0; b < 2; ++b)
+    for (int x = 0; x < 3; ++x)
+      for (int y = 0; y < 4; ++y)
+        for (int z = 0; z < 5; ++z) CHECK(e(b, x, y, z) == expected++);  // sorted keys: (b, x, y, z) order
+  CHECK(expected == e.cells);
+  CHECK(e(-1, 0, 0, 0) == -1);
+  CHECK(e(2, 0, 0, 0) == -1);
+  CHECK(e(0, 3, 0, 0) == -1);
+  CHECK(e(0, 0, -1, 0) == -1);
+  CHECK(e(0, 0, 0, 5) == -1);
 }
