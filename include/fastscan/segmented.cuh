@@ -43,7 +43,7 @@ template <class Temp, class T, class Key, class Acc>
 cudaError_t segment_sum(Temp temp, const T* feats, const Key* keys, Key* unique_keys, Acc* sums,
                         std::int64_t* num_segments, std::int64_t S, std::int64_t C, cudaStream_t stream) {
   const bool valid = num_segments != nullptr && feats != nullptr && keys != nullptr && unique_keys != nullptr && sums != nullptr;
-  const run_totals<Acc, Key, Acc> out{sums, unique_keys, num_segments, {keys, S}, C, divisor(C > 0 ? C : 1)};
+  const run_totals<Acc, Key, Acc> out{sums, unique_keys, num_segments, {keys, S}, C, divisor(C > 0 ? C : 1), 0};
   cudaError_t err = keyed_scan<Temp, const T*, Key, Acc, std::int64_t>(temp, feats, keys, out, sum_op{}, S, C, valid, stream);
   bool launches = true;
   if constexpr (std::is_same_v<Temp, caller_temp>) {

@@ -66,7 +66,9 @@ struct keyed_problem {
 
 //! Output iterator of segment sums over [rows, channels]: the fold at the last row of a segment
 //! (its count of heads numbers the segment) goes to sums[segment, channel], the segment's key to
-//! unique_keys[segment], and the last row's count to *num_segments; other elements write nothing.
+//! unique_keys[segment] and the last row's count to *num_segments; other elements write nothing.
+//! With cells > 0 the sums go to the row of the key instead (a dense grid: bev_pool), keys outside
+//! [0, cells) are dropped, and there are no unique keys or count.
 template <class A, class Key, class Out>
 struct run_totals {
   Out* sums;
@@ -75,6 +77,7 @@ struct run_totals {
   row_keys<Key> keys;
   std::int64_t channels;
   divisor by_channels;
+  std::int64_t cells = 0;
   std::int64_t pos = 0;
 
   struct slot {
@@ -88,10 +91,17 @@ struct run_totals {
       return;
     }
     const std::int64_t channel = flat - row * channels;
+    const Key key = keys.at(row);
+    if (cells > 0) {
+      if (key >= 0 && static_cast<std::int64_t>(key) < cells) {
+        sums[static_cast<std::int64_t>(key) * channels + channel] = convert_to<Out>(fold.value);
+      }
+      return;
+    }
     const std::int64_t segment = fold.head - 1;
     sums[segment * channels + channel] = convert_to<Out>(fold.value);
     if (channel == 0) {
-      unique_keys[segment] = keys.at(row);
+      unique_keys[segment] = key;
       if (row + 1 == keys.rows) {
         *num_segments = fold.head;
       }

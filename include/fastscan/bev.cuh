@@ -1,0 +1,277 @@
+//! \file bev.cuh
+//! Pooling point features into voxels from unsorted keys (Lift-Splat-Shoot BEV pooling):
+//! voxel_sum, bev_pool, bev_pool_backward, and a pooling plan that sorts the keys once for many
+//! frames of features. The keys are sorted with CUB's radix sort (key and point index, stable,
+//! only the bits the grid needs); the features are then read in sorted order through the
+//! permutation and summed per run by the segmented scan (segmented.cuh): summed, never subtracted,
+//! in an order fixed by the input, so every result is bitwise the same run to run.
+#pragma once
+
+#include <fastscan/segmented.cuh>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <iterator>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+//! Rows of [S, C] features read in the order of a permutation of the rows.
+template <class T>
+struct permuted_rows {
+  using value_type = T;
+  using difference_type = std::int64_t;
+  using pointer = const T*;
+  using reference = T;
+  using iterator_category = std::random_access_iterator_tag;
+  const T* feats;
+  const std::int64_t* perm;
+  std::int64_t channels;
+  divisor by_channels;
+  std::int64_t pos = 0;
+  FASTSCAN_DEVICE T operator[](std::int64_t n) const {
+    const std::int64_t flat = pos + n;
+    const std::int64_t row = by_channels.div(flat);
+    return feats[__ldg(perm + row) * channels + (flat - row * channels)];
+  }
+  FASTSCAN_DEVICE T operator*() const { return (*this)[0]; }
+  FASTSCAN_DEVICE permuted_rows operator+(std::int64_t n) const {
+    permuted_rows r = *this;
+    r.pos += n;
+    return r;
+  }
+};
+
+//! Sort input: each point's key (keys outside [0, cells) become `cells` when cells > 0, so that
+//! they sort last and are dropped) and its index.
+template <class Key>
+FASTSCAN_KERNEL void sort_input_kernel(const Key* keys, Key* keys_out, std::int64_t* index, std::int64_t n, std::int64_t cells) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
+    const Key k = keys[i];
+    keys_out[i] = cells > 0 && (k < 0 || static_cast<std::int64_t>(k) >= cells) ? static_cast<Key>(cells) : k;
+    index[i] = i;
+  }
+}
+
+//! out[perm[j], c] = sums[segment of j, c]: each sorted row finds its segment among the sorted
+//! unique keys (binary search over *num_segments of them) and copies its total, one warp a row.
+template <class Key, class Acc>
+FASTSCAN_KERNEL void scatter_totals_kernel(const Key* sorted_keys, const std::int64_t* perm, const Key* unique_keys,
+                                           const std::int64_t* num_segments, const Acc* sums, Acc* out, std::int64_t S,
+                                           std::int64_t C) {
+  const std::int64_t warps = std::int64_t{gridDim.x} * (blockDim.x / 32);
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x / 32} + threadIdx.x / 32; j < S; j += warps) {
+    const Key key = sorted_keys[j];
+    std::int64_t lo = 0, hi = *num_segments;
+    while (lo < hi) {
+      const std::int64_t mid = (lo + hi) / 2;
+      if (unique_keys[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    const Acc* const from = sums + lo * C;
+    Acc* const to = out + perm[j] * C;
+    for (std::int64_t c = lane; c < C; c += 32) to[c] = from[c];
+  }
+}
+
+//! grad_feats[i, c] = grad_grid[keys[i], c], 0 for points outside the grid.
+template <class T, class Key, class Acc>
+FASTSCAN_KERNEL void gather_cells_kernel(const Acc* grad_grid, const Key* keys, T* grad_feats, std::int64_t S, std::int64_t C,
+                                         std::int64_t cells) {
+  const std::int64_t n = S * C;
+  const divisor by_c(C);
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t row = by_c.div(i);
+    const Key k = keys[row];
+    const bool inside = k >= 0 && static_cast<std::int64_t>(k) < cells;
+    grad_feats[i] = convert_to<T>(inside ? grad_grid[static_cast<std::int64_t>(k) * C + (i - row * C)] : Acc{});
+  }
+}
+
+//! Blocks for an element-wise kernel over n items (a few waves of the device).
+inline unsigned elementwise_blocks(std::int64_t n, int threads) {
+  const std::int64_t blocks = (n + threads - 1) / threads;
+  return static_cast<unsigned>(blocks < 132 * 32 ? (blocks > 0 ? blocks : 1) : 132 * 32);
+}
+
+//! Carves 256-byte aligned pieces out of temp storage (a null base only adds up the sizes).
+struct temp_carver {
+  unsigned char* base;
+  std::size_t used = 0;
+  template <class T>
+  T* take(std::size_t count) {
+    T* const at = base ? reinterpret_cast<T*>(base + used) : nullptr;
+    used += (count * sizeof(T) + 255) / 256 * 256;
+    return at;
+  }
+};
+
+//! The bits a radix sort of keys in [0, cells] needs.
+inline int key_bits(std::int64_t cells) {
+  int bits = 1;
+  while (bits < 63 && (std::int64_t{1} << bits) <= cells) ++bits;
+  return bits;
+}
+
+}  // namespace detail
+
+//! Points sorted by voxel once, for pooling many frames of features with a fixed geometry: the
+//! sorted keys and the permutation, in device memory the plan borrows from its caller (kept alive
+//! as long as the plan is used). Points outside [0, num_cells) sort last and are dropped.
+template <class Key>
+struct bev_pool_plan {
+  const Key* sorted_keys = nullptr;
+  const std::int64_t* perm = nullptr;
+  std::int64_t S = 0;
+  std::int64_t num_cells = 0;
+};
+
+//! Sorts `keys` (S points) into `plan`, in `d_plan` (two-phase: a null d_plan asks for plan_bytes).
+template <class Key>
+cudaError_t make_bev_pool_plan(void* d_plan, std::size_t& plan_bytes, const Key* keys, std::int64_t S, std::int64_t num_cells,
+                               bev_pool_plan<Key>& plan, cudaStream_t stream = nullptr) {
+  static_assert(std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::int64_t>, "voxel keys are int32 or int64");
+  if (S < 0 || num_cells <= 0 || num_cells >= static_cast<std::int64_t>(std::numeric_limits<Key>::max()) ||
+      (S > 0 && keys == nullptr)) {
+    return cudaErrorInvalidValue;
+  }
+  detail::temp_carver t{static_cast<unsigned char*>(d_plan)};
+  Key* const sorted = t.take<Key>(S);
+  std::int64_t* const perm = t.take<std::int64_t>(S);
+  Key* const keys_in = t.take<Key>(S);
+  std::int64_t* const index = t.take<std::int64_t>(S);
+  std::size_t sort_bytes = 0;
+  cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in, sorted, index, perm, S, 0,
+                                                    detail::key_bits(num_cells), stream);
+  if (err != cudaSuccess) return err;
+  void* const sort_temp = t.take<unsigned char>(sort_bytes);
+  if (d_plan == nullptr) {
+    plan_bytes = t.used > 0 ? t.used : 1;
+    return cudaSuccess;
+  }
+  if (plan_bytes < t.used) return cudaErrorInvalidValue;
+  plan = bev_pool_plan<Key>{sorted, perm, S, num_cells};
+  if (S == 0) return cudaSuccess;
+  detail::sort_input_kernel<<<detail::elementwise_blocks(S, 256), 256, 0, stream>>>(keys, keys_in, index, S, num_cells);
+  err = cudaPeekAtLastError();
+  if (err != cudaSuccess) return err;
+  return cub::DeviceRadixSort::SortPairs(sort_temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
+                                         detail::key_bits(num_cells), stream);
+}
+
+//! Pools `feats` ([plan.S, C]) into the dense grid [plan.num_cells, C] (overwritten; cells with no
+//! point are 0) with a plan's sorted points: no sort.
+template <class T, class Key, class Acc = segment_acc_t<T>>
+cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<Key>& plan, const T* feats, Acc* grid,
+                     std::int64_t C, cudaStream_t stream = nullptr) {
+  if (C <= 0 || grid == nullptr || (plan.S > 0 && (feats == nullptr || plan.perm == nullptr))) {
+    return cudaErrorInvalidValue;
+  }
+  if (d_temp != nullptr) {
+    const cudaError_t err = cudaMemsetAsync(grid, 0, static_cast<std::size_t>(plan.num_cells * C) * sizeof(Acc), stream);
+    if (err != cudaSuccess) return err;
+  }
+  const detail::divisor by_c(C);
+  const detail::permuted_rows<T> in{feats, plan.perm, C, by_c};
+  const detail::run_totals<Acc, Key, Acc> out{grid, nullptr, nullptr, {plan.sorted_keys, plan.S}, C, by_c, plan.num_cells};
+  return detail::keyed_scan<detail::caller_temp, detail::permuted_rows<T>, Key, Acc, std::int64_t>(
+      {d_temp, temp_bytes}, in, plan.sorted_keys, out, sum_op{}, plan.S, C, true, stream);
+}
+
+//! Pools from unsorted keys: grid[k, c] = sum of feats[i, c] over the points with keys[i] == k;
+//! points with keys outside [0, num_cells) are dropped.
+template <class T, class Key, class Acc = segment_acc_t<T>>
+cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Acc* grid, std::int64_t S,
+                     std::int64_t C, std::int64_t num_cells, cudaStream_t stream = nullptr) {
+  if (S < 0 || C <= 0 || num_cells <= 0 || grid == nullptr || (S > 0 && (feats == nullptr || keys == nullptr))) {
+    return cudaErrorInvalidValue;
+  }
+  std::size_t plan_bytes = 0, pool_bytes = 0;
+  bev_pool_plan<Key> plan{nullptr, nullptr, S, num_cells};
+  cudaError_t err = make_bev_pool_plan<Key>(nullptr, plan_bytes, keys, S, num_cells, plan, stream);
+  if (err == cudaSuccess) err = bev_pool<T, Key, Acc>(nullptr, pool_bytes, plan, feats, grid, C, stream);
+  if (err != cudaSuccess) return err;
+  plan_bytes = (plan_bytes + 255) / 256 * 256;
+  if (d_temp == nullptr) {
+    temp_bytes = plan_bytes + pool_bytes;
+    return cudaSuccess;
+  }
+  if (temp_bytes < plan_bytes + pool_bytes) return cudaErrorInvalidValue;
+  err = make_bev_pool_plan<Key>(d_temp, plan_bytes, keys, S, num_cells, plan, stream);
+  if (err != cudaSuccess) return err;
+  return bev_pool<T, Key, Acc>(static_cast<unsigned char*>(d_temp) + plan_bytes, pool_bytes, plan, feats, grid, C, stream);
+}
+
+//! grad_feats[i, c] = grad_grid[keys[i], c] (0 for points outside [0, num_cells)). Needs no temp
+//! storage (temp_bytes is set to 1 on a query).
+template <class T, class Key, class Acc = segment_acc_t<T>>
+cudaError_t bev_pool_backward(void* d_temp, std::size_t& temp_bytes, const Acc* grad_grid, const Key* keys, T* grad_feats,
+                              std::int64_t S, std::int64_t C, std::int64_t num_cells, cudaStream_t stream = nullptr) {
+  if (S < 0 || C < 0 || num_cells <= 0 || (S > 0 && (C == 0 || grad_grid == nullptr || keys == nullptr || grad_feats == nullptr))) {
+    return cudaErrorInvalidValue;
+  }
+  if (d_temp == nullptr) {
+    temp_bytes = 1;
+    return cudaSuccess;
+  }
+  if (S == 0) return cudaSuccess;
+  detail::gather_cells_kernel<<<detail::elementwise_blocks(S * C, 256), 256, 0, stream>>>(grad_grid, keys, grad_feats, S, C,
+                                                                                         num_cells);
+  return cudaPeekAtLastError();
+}
+
+//! QuickCumsum's operator from unsorted keys: out[i, c] = sum of feats[j, c] over the points j
+//! with keys[j] == keys[i], in the points' order. Temp storage holds the sort and the segment sums
+//! ([S, C] accumulators at most).
+template <class T, class Key, class Acc = segment_acc_t<T>>
+cudaError_t voxel_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Acc* out, std::int64_t S,
+                      std::int64_t C, cudaStream_t stream = nullptr) {
+  static_assert(std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::int64_t>, "voxel keys are int32 or int64");
+  if (S < 0 || C < 0 || (S > 0 && (C == 0 || feats == nullptr || keys == nullptr || out == nullptr))) {
+    return cudaErrorInvalidValue;
+  }
+  detail::temp_carver t{static_cast<unsigned char*>(d_temp)};
+  Key* const sorted = t.take<Key>(S);
+  std::int64_t* const perm = t.take<std::int64_t>(S);
+  Key* const keys_in = t.take<Key>(S);
+  std::int64_t* const index = t.take<std::int64_t>(S);
+  Key* const unique = t.take<Key>(S);
+  Acc* const sums = t.take<Acc>(static_cast<std::size_t>(S * C));
+  std::int64_t* const count = t.take<std::int64_t>(1);
+  std::size_t sort_bytes = 0, sum_bytes = 0;
+  cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in, sorted, index, perm, S, 0,
+                                                    static_cast<int>(sizeof(Key) * 8), stream);
+  const detail::divisor by_c(C > 0 ? C : 1);
+  const detail::permuted_rows<T> in{feats, perm, C, by_c};
+  const detail::run_totals<Acc, Key, Acc> totals{sums, unique, count, {sorted, S}, C, by_c, 0};
+  if (err == cudaSuccess) {
+    err = detail::keyed_scan<detail::caller_temp, detail::permuted_rows<T>, Key, Acc, std::int64_t>(
+        {nullptr, sum_bytes}, in, sorted, totals, sum_op{}, S, C, true, stream);
+  }
+  if (err != cudaSuccess) return err;
+  void* const sort_temp = t.take<unsigned char>(sort_bytes);
+  void* const sum_temp = t.take<unsigned char>(sum_bytes);
+  if (d_temp == nullptr) {
+    temp_bytes = t.used > 0 ? t.used : 1;
+    return cudaSuccess;
+  }
+  if (temp_bytes < t.used) return cudaErrorInvalidValue;
+  if (S == 0) return cudaSuccess;
+  detail::sort_input_kernel<<<detail::elementwise_blocks(S, 256), 256, 0, stream>>>(keys, keys_in, index, S, std::int64_t{0});
+  err = cudaPeekAtLastError();
+  if (err == cudaSuccess) {
+    err = cub::DeviceRadixSort::SortPairs(sort_temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
+                                          static_cast<int>(sizeof(Key) * 8), stream);
+  }
+  if (err == cudaSuccess) {
+    err = detail::keyed_scan<detail::caller_temp, detail::permuted_rows<T>, Key, Acc, std::int64_t>(
+        {sum_temp, sum_bytes}, in, sorted, totals, sum_op{}, S, C, true, stream);
+  }
+  if (err != cudaSuccess) return err;
+  detail::scatter_totals_kernel<<<detail::elementwise_blocks(S * 32, 256), 256, 0, stream>>>(sorted, perm, unique, count, sums,
+                                                                                            out, S, C);
+  return cudaPeekAtLastError();
+}
+
+FASTSCAN_NAMESPACE_END
