@@ -7,6 +7,7 @@
 #include <cuda_fp8.h>
 
 #include <cmath>
+#include <map>
 #include <random>
 
 namespace fstest {
