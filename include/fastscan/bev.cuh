@@ -221,6 +221,69 @@ cudaError_t bev_pool_backward(void* d_temp, std::size_t& temp_bytes, const Acc* 
   return cudaPeekAtLastError();
 }
 
+namespace detail {
+
+//! voxel_sum's passes and its temp storage: the sort (keys and point indices, then CUB's temp),
+//! the segment sums in sorted order ([S, C] at most), and the segment scan's tile state.
+template <class T, class Key, class Acc>
+struct voxel_sum_passes {
+  Key* sorted;
+  std::int64_t* perm;
+  Key* keys_in;
+  std::int64_t* index;
+  Key* unique;
+  Acc* sums;
+  std::int64_t* count;
+  std::size_t sort_bytes = 0, sum_bytes = 0, bytes = 0;
+  void* sort_temp = nullptr;
+  void* sum_temp = nullptr;
+  std::int64_t S, C;
+
+  voxel_sum_passes(void* d_temp, std::int64_t S_, std::int64_t C_) : S(S_), C(C_) {
+    temp_carver t{static_cast<unsigned char*>(d_temp)};
+    sorted = t.take<Key>(S);
+    perm = t.take<std::int64_t>(S);
+    keys_in = t.take<Key>(S);
+    index = t.take<std::int64_t>(S);
+    unique = t.take<Key>(S);
+    sums = t.take<Acc>(static_cast<std::size_t>(S * C));
+    count = t.take<std::int64_t>(1);
+    bytes = t.used;
+  }
+  run_totals<Acc, Key, Acc> totals() const {
+    return {sums, unique, count, {sorted, S}, C, divisor(C > 0 ? C : 1), 0};
+  }
+  permuted_rows<T> rows(const T* feats) const { return {feats, perm, C, divisor(C > 0 ? C : 1)}; }
+  cudaError_t sort(void* temp, cudaStream_t stream) {
+    return cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
+                                           static_cast<int>(sizeof(Key) * 8), stream);
+  }
+  cudaError_t sum(void* temp, const T* feats, cudaStream_t stream) {
+    return keyed_scan<caller_temp, permuted_rows<T>, Key, Acc, std::int64_t>({temp, sum_bytes}, rows(feats), sorted,
+                                                                             totals(), sum_op{}, S, C, true, stream);
+  }
+  //! Sizes the sort's and the scan's temp storage after the arrays.
+  cudaError_t size(const T* feats, cudaStream_t stream) {
+    cudaError_t err = sort(nullptr, stream);
+    if (err == cudaSuccess) err = sum(nullptr, feats, stream);
+    bytes += (sort_bytes + 255) / 256 * 256 + sum_bytes;
+    return err;
+  }
+  cudaError_t run(unsigned char* base, const T* feats, const Key* keys, Acc* out, cudaStream_t stream) {
+    sort_temp = base + (bytes - sum_bytes - (sort_bytes + 255) / 256 * 256);
+    sum_temp = base + (bytes - sum_bytes);
+    sort_input_kernel<<<elementwise_blocks(S, 256), 256, 0, stream>>>(keys, keys_in, index, S, std::int64_t{0});
+    cudaError_t err = cudaPeekAtLastError();
+    if (err == cudaSuccess) err = sort(sort_temp, stream);
+    if (err == cudaSuccess) err = sum(sum_temp, feats, stream);
+    if (err != cudaSuccess) return err;
+    scatter_totals_kernel<<<elementwise_blocks(S * 32, 256), 256, 0, stream>>>(sorted, perm, unique, count, sums, out, S, C);
+    return cudaPeekAtLastError();
+  }
+};
+
+}  // namespace detail
+
 //! QuickCumsum's operator from unsorted keys: out[i, c] = sum of feats[j, c] over the points j
 //! with keys[j] == keys[i], in the points' order. Temp storage holds the sort and the segment sums
 //! ([S, C] accumulators at most).
@@ -231,47 +294,15 @@ cudaError_t voxel_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, con
   if (S < 0 || C < 0 || (S > 0 && (C == 0 || feats == nullptr || keys == nullptr || out == nullptr))) {
     return cudaErrorInvalidValue;
   }
-  detail::temp_carver t{static_cast<unsigned char*>(d_temp)};
-  Key* const sorted = t.take<Key>(S);
-  std::int64_t* const perm = t.take<std::int64_t>(S);
-  Key* const keys_in = t.take<Key>(S);
-  std::int64_t* const index = t.take<std::int64_t>(S);
-  Key* const unique = t.take<Key>(S);
-  Acc* const sums = t.take<Acc>(static_cast<std::size_t>(S * C));
-  std::int64_t* const count = t.take<std::int64_t>(1);
-  std::size_t sort_bytes = 0, sum_bytes = 0;
-  cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in, sorted, index, perm, S, 0,
-                                                    static_cast<int>(sizeof(Key) * 8), stream);
-  const detail::divisor by_c(C > 0 ? C : 1);
-  const detail::permuted_rows<T> in{feats, perm, C, by_c};
-  const detail::run_totals<Acc, Key, Acc> totals{sums, unique, count, {sorted, S}, C, by_c, 0};
-  if (err == cudaSuccess) {
-    err = detail::keyed_scan<detail::caller_temp, detail::permuted_rows<T>, Key, Acc, std::int64_t>(
-        {nullptr, sum_bytes}, in, sorted, totals, sum_op{}, S, C, true, stream);
-  }
+  detail::voxel_sum_passes<T, Key, Acc> passes(d_temp, S, C);
+  const cudaError_t err = passes.size(feats, stream);
   if (err != cudaSuccess) return err;
-  void* const sort_temp = t.take<unsigned char>(sort_bytes);
-  void* const sum_temp = t.take<unsigned char>(sum_bytes);
   if (d_temp == nullptr) {
-    temp_bytes = t.used > 0 ? t.used : 1;
+    temp_bytes = passes.bytes > 0 ? passes.bytes : 1;
     return cudaSuccess;
   }
-  if (temp_bytes < t.used) return cudaErrorInvalidValue;
-  if (S == 0) return cudaSuccess;
-  detail::sort_input_kernel<<<detail::elementwise_blocks(S, 256), 256, 0, stream>>>(keys, keys_in, index, S, std::int64_t{0});
-  err = cudaPeekAtLastError();
-  if (err == cudaSuccess) {
-    err = cub::DeviceRadixSort::SortPairs(sort_temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
-                                          static_cast<int>(sizeof(Key) * 8), stream);
-  }
-  if (err == cudaSuccess) {
-    err = detail::keyed_scan<detail::caller_temp, detail::permuted_rows<T>, Key, Acc, std::int64_t>(
-        {sum_temp, sum_bytes}, in, sorted, totals, sum_op{}, S, C, true, stream);
-  }
-  if (err != cudaSuccess) return err;
-  detail::scatter_totals_kernel<<<detail::elementwise_blocks(S * 32, 256), 256, 0, stream>>>(sorted, perm, unique, count, sums,
-                                                                                            out, S, C);
-  return cudaPeekAtLastError();
+  if (temp_bytes < passes.bytes) return cudaErrorInvalidValue;
+  return S == 0 ? cudaSuccess : passes.run(static_cast<unsigned char*>(d_temp), feats, keys, out, stream);
 }
 
 FASTSCAN_NAMESPACE_END
