@@ -42,7 +42,7 @@ case "${1:-all}" in
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     "$build/tests/fastscan_tests" "[gpu]" 2>&1 | tee "$out/tests.log" | tail -n 40
     "$build/examples/doc_starts"
-    [ -x "$build/examples/bev_pool" ] && "$build/examples/bev_pool"
+    if [ -x "$build/examples/bev_pool" ]; then "$build/examples/bev_pool"; fi
     ;;
   sanitize)
     # Every kernel and path (row and column kernels, look-back, exchange, block scans) on one type
