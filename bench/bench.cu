@@ -7,9 +7,8 @@
 // so they read as latency. Inputs are random with ties, never zeros. Bytes = read + written.
 #include <fastscan/scan.cuh>
 
-#include "bench_support.cuh"
+#include "gbench_support.cuh"
 
-#include <benchmark/benchmark.h>
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -22,20 +21,11 @@
 
 namespace {
 
+using bench_support::add;
 using bench_support::check;
 using bench_support::device_memory;
 using bench_support::fill;
-
-double g_copy_bytes_per_second = 0;
-
-//! Times `call` with events and reports GB/s and the share of the copy bandwidth.
-void time_calls(benchmark::State& state, std::size_t bytes, std::size_t working_set, const std::function<void()>& call) {
-  bench_support::time_rounds(working_set, call, [&] { return state.KeepRunning(); },
-                             [&](float ms) { state.SetIterationTime(ms / 1e3); });
-  state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
-  state.counters["copy_frac"] = benchmark::Counter(static_cast<double>(bytes) * state.iterations() / g_copy_bytes_per_second,
-                                                   benchmark::Counter::kIsRate);
-}
+using bench_support::time_calls;
 
 template <class T>
 std::size_t extreme_bytes(std::int64_t n) {
@@ -130,33 +120,8 @@ void bench_copy(benchmark::State& state, std::size_t bytes) {
   time_calls(state, 2 * bytes, 2 * bytes, [&] { check(cudaMemcpyAsync(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice), "copy"); });
 }
 
-//! Median of 15 timed 2 GiB device-to-device copies: the denominator of every copy_frac.
-double measure_copy() {
-  const std::size_t bytes = std::size_t{1} << 31;
-  device_memory a(bytes), b(bytes);
-  fill<<<1024, 256>>>(a.as<std::int64_t>(), static_cast<std::int64_t>(bytes / 8), 7);
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  std::vector<float> ms(15);
-  for (int i = -3; i < 15; ++i) {
-    cudaEventRecord(start);
-    check(cudaMemcpyAsync(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice), "copy");
-    cudaEventRecord(stop);
-    check(cudaEventSynchronize(stop), "copy");
-    if (i >= 0) cudaEventElapsedTime(&ms[static_cast<std::size_t>(i)], start, stop);
-  }
-  std::sort(ms.begin(), ms.end());
-  return 2.0 * static_cast<double>(bytes) / (ms[7] / 1e3);
-}
-
 std::string shape_label(fastscan::Shape3 s) {
   return "[" + std::to_string(s.outer) + "," + std::to_string(s.len) + "," + std::to_string(s.inner) + "]";
-}
-
-template <class F>
-void add(const std::string& name, F&& f) {
-  benchmark::RegisterBenchmark(name.c_str(), std::forward<F>(f))->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 template <class T>
@@ -276,28 +241,4 @@ void register_all() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  for (int a = 1; a < argc; ++a) {
-    if (std::strncmp(argv[a], "--benchmark_list_tests", 22) == 0) {  // (no device needed to list the cases)
-      register_all();
-      benchmark::Initialize(&argc, argv);
-      benchmark::RunSpecifiedBenchmarks();
-      return 0;
-    }
-  }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("fastscan_bench: no CUDA device on this machine; nothing to measure.\n");
-    return 0;
-  }
-  cudaDeviceProp prop;
-  check(cudaGetDeviceProperties(&prop, 0), "device properties");
-  g_copy_bytes_per_second = measure_copy();
-  std::printf("device: %s, %d SMs, L2 %d MB; copy (2 GiB D2D, read+write, median of 15): %.0f GB/s\n", prop.name,
-              prop.multiProcessorCount, prop.l2CacheSize >> 20, g_copy_bytes_per_second / 1e9);
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return bench_support::benchmark_main(argc, argv, register_all, false); }

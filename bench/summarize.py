@@ -12,11 +12,13 @@ def main(path):
     if not rows:  # a run without repetitions reports plain iterations
         rows = [b for b in data["benchmarks"] if b.get("run_type") == "iteration"]
     print(f"run: {data['context']['date']}")
-    print("| case | time (us) | GB/s | share of copy |")
-    print("|---|---|---|---|")
+    reads = any("read_frac" in b for b in rows)  # (the segmented benchmark also measures a pure read)
+    print("| case | time (us) | GB/s | share of copy |" + (" share of read |" if reads else ""))
+    print("|---|---|---|---|" + ("---|" if reads else ""))
     for b in rows:
         name = b["run_name"].removesuffix("/manual_time")
-        print(f"| {name} | {b['real_time']:.4g} | {b['bytes_per_second'] / 1e9:.0f} | {b['copy_frac']:.3f} |")
+        read = f" {b['read_frac']:.3f} |" if reads else ""
+        print(f"| {name} | {b['real_time']:.4g} | {b['bytes_per_second'] / 1e9:.0f} | {b['copy_frac']:.3f} |{read}")
     print_spreads(rows)
     print_targets(rows)
 

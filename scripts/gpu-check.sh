@@ -7,11 +7,15 @@
 #                                       machine, which has neither Catch2 nor Google Benchmark
 #   scripts/gpu-check.sh deps           on the development machine: copies Catch2 and Google
 #                                       Benchmark (headers, CMake packages, library) into .deps/,
-#                                       a prefix to carry to the GPU machine (git-ignored)
+#                                       a prefix to carry to the GPU machine (git-ignored), and the
+#                                       newest CCCL's headers (pip's cuda-cccl) for the CUB 3.6 rows
 #   scripts/gpu-check.sh test           on the GPU machine: every [gpu] test, then the example
 #   scripts/gpu-check.sh sanitize       memcheck, racecheck and synccheck (TOOLS="...") over the [gpu] tests
 #                                       (the 2^31+ test excluded: it allocates 40 GB)
 #   scripts/gpu-check.sh bench [REGEX]  the benchmark (JSON copy in $OUT when set)
+#   scripts/gpu-check.sh segmented [REGEX]
+#                                       the segmented benchmark (and its CUB 3.6 build, when made)
+#                                       and the table of the segmented issue's targets
 #   scripts/gpu-check.sh all [REGEX]    test, then bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +27,7 @@ case "${1:-all}" in
   build)
     prefix=()
     [ -d .deps ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
+    [ -d .deps/cccl ] && prefix+=(-DFASTSCAN_BENCH_CCCL="$PWD/.deps/cccl")
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "${prefix[@]}"
     # shellcheck disable=SC2086  # TARGETS is a list
     cmake --build "$build" -j "$(nproc)" ${TARGETS:+--target $TARGETS}
@@ -35,6 +40,11 @@ case "${1:-all}" in
     for f in $(dpkg -L catch2 libbenchmark-dev libbenchmark1debian | grep -v /share/doc/); do
       if [ -f "$f" ] || [ -L "$f" ]; then mkdir -p ".deps/$(dirname "${f#/usr/}")"; cp -P "$f" ".deps/${f#/usr/}"; fi
     done
+    tmp=$(mktemp -d)
+    if pip download --no-deps cuda-cccl -d "$tmp" > /dev/null 2>&1; then
+      (cd "$tmp" && python3 -m zipfile -e ./*.whl x) && mv "$tmp/x/cuda/cccl/headers/include" .deps/cccl
+    fi
+    rm -rf "$tmp"
     grep -qx '/.deps/' .git/info/exclude 2>/dev/null || echo '/.deps/' >> .git/info/exclude
     du -sh .deps
     ;;
@@ -81,12 +91,24 @@ case "${1:-all}" in
     # The split plot, where matplotlib is installed.
     python3 bench/plot_splits.py "$out/bench.json" "$out/splits.png" 2>/dev/null || echo "(no split plot: matplotlib missing or no split cases)"
     ;;
+  segmented)
+    runs=()
+    for b in fastscan_bench_segmented fastscan_bench_segmented_cub36; do
+      [ -x "$build/bench/$b" ] || continue
+      "$build/bench/$b" --benchmark_min_time=0.02 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+        --benchmark_filter="${2:-.}" --benchmark_out="$out/$b.json" --benchmark_out_format=json 2>&1 |
+        tee "$out/$b.log" | grep -E "^device" || true
+      runs+=("$out/$b.json")
+    done
+    python3 bench/summarize.py "${runs[0]}" > "$out/segmented.md"
+    python3 bench/segmented_summary.py "${runs[@]}" | tee -a "$out/segmented.md"
+    ;;
   all)
     "$0" test
     "$0" bench "${2:-.}"
     ;;
   *)
-    echo "usage: $0 build|deps|test|sanitize|bench [REGEX]|all [REGEX]" >&2
+    echo "usage: $0 build|deps|test|sanitize|bench [REGEX]|segmented [REGEX]|all [REGEX]" >&2
     exit 2
     ;;
 esac

@@ -35,6 +35,20 @@ struct permuted_rows {
     return feats[__ldg(perm + row) * channels + (flat - row * channels)];
   }
   FASTSCAN_DEVICE T operator*() const { return (*this)[0]; }
+  //! A run within one row is read from that row after one lookup, as vectors where aligned.
+  template <int N>
+  FASTSCAN_DEVICE void read_run(T (&dst)[N], int count) const {
+    const std::int64_t row = by_channels.div(pos);
+    const std::int64_t col = pos - row * channels;
+    if (col + count <= channels) {
+      load_plain_run<N>(feats + __ldg(perm + row) * channels + col, dst, count);
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if (i < count) dst[i] = (*this)[i];
+    }
+  }
   FASTSCAN_DEVICE permuted_rows operator+(std::int64_t n) const {
     permuted_rows r = *this;
     r.pos += n;

@@ -21,7 +21,7 @@ struct sum_entry {
 template <class Temp, class T, class Out>
 cudaError_t sum_scan(Temp temp, const T* in, Out* out, Shape3 shape, bool exclusive, cudaStream_t stream) {
   using problem = typename sum_entry<T, Out>::problem;
-  return run(temp, problem{in, out, exclusive}, shape, stream, in != nullptr && out != nullptr);
+  return run(temp, problem{{}, in, out, exclusive}, shape, stream, in != nullptr && out != nullptr);
 }
 
 }  // namespace detail

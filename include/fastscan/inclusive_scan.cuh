@@ -37,7 +37,7 @@ cudaError_t generic_scan(Temp temp, InIt in, OutIt out, Op op, Shape3 shape, cud
                 "fastscan::inclusive_scan writes through a random-access output iterator whose elements take the "
                 "input iterator's value type");
   using problem = generic_problem<InIt, OutIt, Op>;
-  return run(temp, problem{in, out, op}, shape, stream, iterator_valid(in) && iterator_valid(out));
+  return run(temp, problem{{}, in, out, op}, shape, stream, iterator_valid(in) && iterator_valid(out));
 }
 
 }  // namespace detail

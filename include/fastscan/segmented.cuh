@@ -36,7 +36,7 @@ cudaError_t keyed_scan(Temp temp, InIt in, const Key* keys, OutIt out, Op op, st
     return cudaErrorInvalidValue;
   }
   using problem = keyed_problem<InIt, Key, A, H, Op, OutIt>;
-  return run(temp, problem{in, out, row_keys<Key>{keys, S}, segmented_op<Op>{op}}, segment_shape(S, C), stream, true);
+  return run(temp, problem{{}, in, out, row_keys<Key>{keys, S}, segmented_op<Op>{op}}, segment_shape(S, C), stream, true);
 }
 
 template <class Temp, class T, class Key, class Acc>

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iterator>
 #include <type_traits>
+#include <utility>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
@@ -37,6 +38,20 @@ struct chunk_type<2> { using type = unsigned short; };
 template <>
 struct chunk_type<1> { using type = unsigned char; };
 
+//! Iterators that move a run themselves, `it.read_run(dst, count)` / `it.write_run(src, count)`:
+//! rows read through a permutation, or written only where a segment ends, find their row once a
+//! run instead of once an element.
+template <class It, class T, int N, class = void>
+struct reads_runs : std::false_type {};
+template <class It, class T, int N>
+struct reads_runs<It, T, N, std::void_t<decltype(std::declval<const It&>().read_run(std::declval<T (&)[N]>(), 0))>>
+    : std::true_type {};
+template <class It, class T, int N, class = void>
+struct writes_runs : std::false_type {};
+template <class It, class T, int N>
+struct writes_runs<It, T, N, std::void_t<decltype(std::declval<const It&>().write_run(std::declval<const T (&)[N]>(), 0))>>
+    : std::true_type {};
+
 template <class T, int N>
 FASTSCAN_DEVICE bool run_is_vectorizable(const T* p, int count) {
   constexpr int chunk = vector_chunk(sizeof(T) * N);
@@ -52,9 +67,9 @@ FASTSCAN_DEVICE void prefetch_l2(It it) {
   }
 }
 
-//! Reads `count` (<= N) elements starting at `it`.
+//! Reads `count` (<= N) elements starting at `it` (a pointer or an element-wise iterator).
 template <int N, class It, class T>
-FASTSCAN_DEVICE void load_run(It it, T (&dst)[N], int count) {
+FASTSCAN_DEVICE void load_plain_run(It it, T (&dst)[N], int count) {
   if constexpr (std::is_pointer_v<It>) {
     using V = std::remove_cv_t<std::remove_pointer_t<It>>;
     if constexpr (std::is_same_v<V, T>) {
@@ -80,9 +95,9 @@ FASTSCAN_DEVICE void load_run(It it, T (&dst)[N], int count) {
   }
 }
 
-//! Writes `count` (<= N) elements starting at `it`.
+//! Writes `count` (<= N) elements starting at `it` (a pointer or an element-wise iterator).
 template <int N, class It, class T>
-FASTSCAN_DEVICE void store_run(It it, const T (&src)[N], int count) {
+FASTSCAN_DEVICE void store_plain_run(It it, const T (&src)[N], int count) {
   if constexpr (std::is_pointer_v<It>) {
     using V = std::remove_pointer_t<It>;
     if constexpr (std::is_same_v<V, T>) {
@@ -109,6 +124,26 @@ FASTSCAN_DEVICE void store_run(It it, const T (&src)[N], int count) {
     if (i < count) {
       it[i] = src[i];
     }
+  }
+}
+
+//! Reads `count` (<= N) elements starting at `it`.
+template <int N, class It, class T>
+FASTSCAN_DEVICE void load_run(It it, T (&dst)[N], int count) {
+  if constexpr (reads_runs<It, T, N>::value) {
+    it.read_run(dst, count);
+  } else {
+    load_plain_run<N>(it, dst, count);
+  }
+}
+
+//! Writes `count` (<= N) elements starting at `it`.
+template <int N, class It, class T>
+FASTSCAN_DEVICE void store_run(It it, const T (&src)[N], int count) {
+  if constexpr (writes_runs<It, T, N>::value) {
+    it.write_run(src, count);
+  } else {
+    store_plain_run<N>(it, src, count);
   }
 }
 

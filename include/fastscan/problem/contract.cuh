@@ -14,7 +14,8 @@
 //! - `side_t side(const acc_t& inclusive)` when there is a second output;
 //! - `template <int N> struct buffer` with `put(buffer&, slot, inclusive, previous, has_previous)`
 //!   and `store(const buffer&, flat, count, storer)`, which hands each output array of a run to the
-//!   kernel's storer (`storer(output_iterator, const value (&)[N], count)`);
+//!   kernel's storer (`storer(output_iterator, const value (&)[N], count)`); `one_output` supplies
+//!   them for a problem with one output array;
 //! - optionally `static constexpr bool side_is_row_index` (the side output is the row where the
 //!   running accumulator was taken: device/row_codes.cuh) and `unit_sums` with `unit_total` /
 //!   `scan_unit` (whole 16-byte units of 1-byte sums, problem/sum.cuh).
@@ -40,6 +41,24 @@ constexpr bool has_side_output = !std::is_void_v<typename Problem::side_t>;
 //! the input type.
 template <class Problem>
 constexpr bool outputs_in_place = rows_in_place<Problem> && !has_side_output<Problem>;
+
+//! The output buffer, put and store of a problem with one output array: `Problem::out` receives
+//! `Problem::output(...)` of each element (a base of the problem, so it stays an aggregate).
+template <class Problem, class Output>
+struct one_output {
+  template <int N>
+  struct buffer {
+    Output v[N];
+  };
+  template <int N, class Acc>
+  FASTSCAN_DEVICE void put(buffer<N>& b, int i, const Acc& inclusive, const Acc& previous, bool has_previous) const {
+    b.v[i] = static_cast<const Problem&>(*this).output(inclusive, previous, has_previous);
+  }
+  template <int N, class Storer>
+  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
+    storer(static_cast<const Problem&>(*this).out + flat, b.v, count);
+  }
+};
 
 //! Problems without unit-wise paths.
 template <class Problem, class = void>

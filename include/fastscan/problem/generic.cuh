@@ -12,7 +12,7 @@ namespace detail {
 
 //! Any associative operator over any input iterator; the accumulator is the input value type.
 template <class InIt, class OutIt, class Op>
-struct generic_problem {
+struct generic_problem : one_output<generic_problem<InIt, OutIt, Op>, typename std::iterator_traits<InIt>::value_type> {
   using input_t = typename std::iterator_traits<InIt>::value_type;
   using acc_t = input_t;
   using op_t = Op;
@@ -24,19 +24,6 @@ struct generic_problem {
   using side_t = void;
   FASTSCAN_DEVICE acc_t lift(const input_t& x, std::int64_t) const { return x; }
   FASTSCAN_DEVICE acc_t output(const acc_t& inclusive, const acc_t&, bool) const { return inclusive; }
-
-  template <int N>
-  struct buffer {
-    acc_t v[N];
-  };
-  template <int N>
-  FASTSCAN_DEVICE void put(buffer<N>& b, int i, const acc_t& inclusive, const acc_t&, bool) const {
-    b.v[i] = inclusive;
-  }
-  template <int N, class Storer>
-  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
-    storer(out + flat, b.v, count);
-  }
 };
 
 }  // namespace detail

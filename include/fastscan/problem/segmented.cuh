@@ -27,7 +27,8 @@ struct row_keys {
 //! scan, the output is each element's fold; an integer H: the fold also counts the segments, and
 //! the output iterator (run_totals) takes the whole fold.
 template <class InIt, class Key, class A, class H, class Op, class OutIt>
-struct keyed_problem {
+struct keyed_problem
+    : one_output<keyed_problem<InIt, Key, A, H, Op, OutIt>, std::conditional_t<std::is_same_v<H, bool>, A, flagged<A, H>>> {
   using input_t = typename std::iterator_traits<InIt>::value_type;
   using acc_t = flagged<A, H>;
   using op_t = segmented_op<Op>;
@@ -49,19 +50,6 @@ struct keyed_problem {
       return inclusive;
     }
   }
-
-  template <int N>
-  struct buffer {
-    output_t v[N];
-  };
-  template <int N>
-  FASTSCAN_DEVICE void put(buffer<N>& b, int i, const acc_t& inclusive, const acc_t& previous, bool had) const {
-    b.v[i] = output(inclusive, previous, had);
-  }
-  template <int N, class Storer>
-  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
-    storer(out + flat, b.v, count);
-  }
 };
 
 //! Output iterator of segment sums over [rows, channels]: the fold at the last row of a segment
@@ -80,32 +68,58 @@ struct run_totals {
   std::int64_t cells = 0;
   std::int64_t pos = 0;
 
+  using fold_t = flagged<A, std::int64_t>;
   struct slot {
     const run_totals* to;
     std::int64_t flat;
-    FASTSCAN_DEVICE void operator=(const flagged<A, std::int64_t>& fold) const { to->write(flat, fold); }
+    FASTSCAN_DEVICE void operator=(const fold_t& fold) const { to->write_at<1>(flat, &fold, 1); }
   };
-  FASTSCAN_DEVICE void write(std::int64_t flat, const flagged<A, std::int64_t>& fold) const {
+  template <int N>
+  FASTSCAN_DEVICE void write_run(const fold_t (&src)[N], int count) const {
+    write_at<N>(pos, src, count);
+  }
+  //! Writes `count` folds from `flat` on: a run within one row looks its row's keys up once and
+  //! writes only when the row ends its segment.
+  template <int N>
+  FASTSCAN_DEVICE void write_at(std::int64_t flat, const fold_t* src, int count) const {
     const std::int64_t row = by_channels.div(flat);
+    const std::int64_t col = flat - row * channels;
+    if (N > 1 && col + count > channels) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        if (i < count) write_at<1>(flat + i, src + i, 1);
+      }
+      return;
+    }
     if (!keys.last(row)) {
       return;
     }
-    const std::int64_t channel = flat - row * channels;
-    const Key key = keys.at(row);
-    if (cells > 0) {
-      if (key >= 0 && static_cast<std::int64_t>(key) < cells) {
-        sums[static_cast<std::int64_t>(key) * channels + channel] = convert_to<Out>(fold.value);
-      }
+    const std::int64_t to = destination(row, col, src[0].head);
+    if (to < 0) {
       return;
     }
-    const std::int64_t segment = fold.head - 1;
-    sums[segment * channels + channel] = convert_to<Out>(fold.value);
-    if (channel == 0) {
+    Out values[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      values[i] = convert_to<Out>(src[i].value);
+    }
+    store_plain_run<N>(sums + to, values, count);
+  }
+  //! Where the segment ending at `row` writes channel `col` (its row of the grid, or its number),
+  //! recording its key and the count; -1 for keys outside the grid.
+  FASTSCAN_DEVICE std::int64_t destination(std::int64_t row, std::int64_t col, std::int64_t heads) const {
+    const Key key = keys.at(row);
+    if (cells > 0) {
+      return key >= 0 && static_cast<std::int64_t>(key) < cells ? static_cast<std::int64_t>(key) * channels + col : -1;
+    }
+    const std::int64_t segment = heads - 1;
+    if (col == 0) {
       unique_keys[segment] = key;
       if (row + 1 == keys.rows) {
-        *num_segments = fold.head;
+        *num_segments = heads;
       }
     }
+    return segment * channels + col;
   }
   FASTSCAN_DEVICE run_totals operator+(std::int64_t n) const {
     run_totals r = *this;

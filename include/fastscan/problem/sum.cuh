@@ -12,7 +12,7 @@ namespace detail {
 
 //! Inclusive or exclusive sums; `Acc` is the accumulation type (float for 16-bit floats).
 template <class T, class Out, class Acc>
-struct sum_problem {
+struct sum_problem : one_output<sum_problem<T, Out, Acc>, Out> {
   using input_t = T;
   using acc_t = Acc;
   using op_t = sum_op;
@@ -26,19 +26,6 @@ struct sum_problem {
   FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t) const { return static_cast<Acc>(to_arith(x)); }
   FASTSCAN_DEVICE Out output(const Acc& inclusive, const Acc& previous, bool has_previous) const {
     return convert_to<Out>(exclusive ? (has_previous ? previous : Acc{}) : inclusive);
-  }
-
-  template <int N>
-  struct buffer {
-    Out v[N];
-  };
-  template <int N>
-  FASTSCAN_DEVICE void put(buffer<N>& b, int i, const Acc& inclusive, const Acc& previous, bool has_previous) const {
-    b.v[i] = output(inclusive, previous, has_previous);
-  }
-  template <int N, class Storer>
-  FASTSCAN_DEVICE void store(const buffer<N>& b, std::int64_t flat, int count, Storer&& storer) const {
-    storer(out + flat, b.v, count);
   }
 
   //! 1-byte integer sums into their own type take whole 16-byte units four bytes at a time
