@@ -9,6 +9,6 @@
 #include <fastscan/segmented.cuh>
 #include <fastscan/voxel_key.hpp>
 #include <fastscan/ops/value_index.cuh>
-include <fastscan/shape.hpp>
+#include <fastscan/shape.hpp>
 #include <fastscan/version.cuh>
 #include <fastscan/warp/warp_scan.cuh>
