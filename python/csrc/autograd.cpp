@@ -1,0 +1,294 @@
+// Autograd kernels (DispatchKey::Autograd, so every backend and fake / meta tensors get them). In
+// C++ rather than through torch.library.register_autograd: a Python autograd kernel runs on every
+// call, grad or not, and costs microseconds where the scans take a few. Without grad the kernels
+// go straight to the backend; backward formulas call the operators through the dispatcher, so
+// torch.compile traces them as operators.
+#include <ATen/ATen.h>
+#include <ATen/WrapDimUtils.h>
+#include <torch/autograd.h>
+#include <torch/library.h>
+
+namespace fastscan_ext {
+namespace {
+
+using at::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+template <class Sig>
+c10::TypedOperatorHandle<Sig> find_op(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Sig>();
+}
+
+using ExtremeSig = std::tuple<Tensor, Tensor>(const Tensor&, int64_t);
+using CumsumSig = Tensor(const Tensor&, int64_t, std::optional<at::ScalarType>);
+using ScanSig = Tensor(const Tensor&, int64_t);
+using BackwardSig = Tensor(const Tensor&, const Tensor&, int64_t);
+using SegmentSumSig = std::tuple<Tensor, Tensor, Tensor>(const Tensor&, const Tensor&);
+using RowsSig = Tensor(const Tensor&, const Tensor&);
+using BevSig = Tensor(const Tensor&, const Tensor&, int64_t);
+using BevBackwardSig = Tensor(const Tensor&, const Tensor&, at::ScalarType);
+
+// Operator handles, looked up once.
+const auto& cummax_op() { static const auto h = find_op<ExtremeSig>("fastscan::cummax"); return h; }
+const auto& cummin_op() { static const auto h = find_op<ExtremeSig>("fastscan::cummin"); return h; }
+const auto& cumsum_op() { static const auto h = find_op<CumsumSig>("fastscan::cumsum"); return h; }
+const auto& logcumsumexp_op() { static const auto h = find_op<ScanSig>("fastscan::logcumsumexp"); return h; }
+const auto& cummaxmin_backward_op() {
+  static const auto h = find_op<BackwardSig>("fastscan::cummaxmin_backward");
+  return h;
+}
+const auto& segment_sum_op() { static const auto h = find_op<SegmentSumSig>("fastscan::segment_sum"); return h; }
+const auto& segmented_cumsum_op() {
+  static const auto h = find_op<RowsSig>("fastscan::segmented_cumsum");
+  return h;
+}
+const auto& voxel_sum_op() { static const auto h = find_op<RowsSig>("fastscan::voxel_sum"); return h; }
+const auto& bev_pool_op() { static const auto h = find_op<BevSig>("fastscan::bev_pool"); return h; }
+const auto& bev_pool_backward_op() {
+  static const auto h = find_op<BevBackwardSig>("fastscan::bev_pool_backward");
+  return h;
+}
+
+bool needs_grad(const Tensor& x) { return at::GradMode::is_enabled() && x.requires_grad(); }
+
+// Reverse scan along dim through a forward one (a reverse mode in the library would save the flips).
+template <class Scan>
+Tensor reversed(const Tensor& x, int64_t dim, Scan&& scan) {
+  if (x.dim() == 0) {
+    return scan(x);
+  }
+  return scan(x.flip({dim})).flip({dim});
+}
+
+// ---- cummax / cummin: the gradient goes to the indices, summed without atomics.
+
+template <bool IsMax>
+struct ExtremeFn : torch::autograd::Function<ExtremeFn<IsMax>> {
+  static variable_list forward(AutogradContext* ctx, const Tensor& x, int64_t dim) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    auto [values, indices] = (IsMax ? cummax_op() : cummin_op()).call(x, dim);
+    ctx->saved_data["dim"] = dim;
+    ctx->save_for_backward({indices});
+    ctx->mark_non_differentiable({indices});
+    return {values, indices};
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const Tensor& grad = grads[0];
+    if (!grad.defined()) {
+      return {Tensor(), Tensor()};
+    }
+    const Tensor indices = ctx->get_saved_variables()[0];
+    return {cummaxmin_backward_op().call(grad, indices, ctx->saved_data["dim"].toInt()), Tensor()};
+  }
+};
+
+template <bool IsMax>
+std::tuple<Tensor, Tensor> extreme_autograd(const Tensor& x, int64_t dim) {
+  if (!needs_grad(x)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return (IsMax ? cummax_op() : cummin_op()).call(x, dim);
+  }
+  const variable_list out = ExtremeFn<IsMax>::apply(x, dim);
+  return {out[0], out[1]};
+}
+
+// ---- cumsum: a reverse cumsum of the gradient, in the input's dtype (as torch).
+
+struct CumsumFn : torch::autograd::Function<CumsumFn> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, int64_t dim, std::optional<at::ScalarType> dtype) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->saved_data["dim"] = at::maybe_wrap_dim(dim, x.dim());
+    ctx->saved_data["dtype"] = x.scalar_type();
+    return cumsum_op().call(x, dim, dtype);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) {
+      return {Tensor(), Tensor(), Tensor()};
+    }
+    const auto dtype = ctx->saved_data["dtype"].toScalarType();
+    const Tensor grad = grads[0].to(dtype);
+    const int64_t dim = ctx->saved_data["dim"].toInt();
+    return {reversed(grad, dim, [&](const Tensor& g) { return cumsum_op().call(g, dim, std::nullopt); }), Tensor(),
+            Tensor()};
+  }
+};
+
+Tensor cumsum_autograd(const Tensor& x, int64_t dim, std::optional<at::ScalarType> dtype) {
+  if (!needs_grad(x)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return cumsum_op().call(x, dim, dtype);
+  }
+  return CumsumFn::apply(x, dim, dtype);
+}
+
+// ---- logcumsumexp: d out_i / d x_j = exp(x_j - out_i) for j <= i. The positive and negative
+// parts of grad are summed apart in the log domain, each a reverse logcumsumexp, so nothing
+// overflows.
+
+struct LogcumsumexpFn : torch::autograd::Function<LogcumsumexpFn> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, int64_t dim) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    Tensor out = logcumsumexp_op().call(x, dim);
+    ctx->saved_data["dim"] = at::maybe_wrap_dim(dim, x.dim());
+    ctx->save_for_backward({x, out});
+    return out;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const Tensor& grad = grads[0];
+    if (!grad.defined()) {
+      return {Tensor(), Tensor()};
+    }
+    const auto saved = ctx->get_saved_variables();
+    const Tensor& x = saved[0];
+    const Tensor& out = saved[1];
+    const int64_t dim = ctx->saved_data["dim"].toInt();
+    const Tensor floor = at::full({}, -std::numeric_limits<double>::infinity(), grad.options());
+    const Tensor log_abs = grad.abs().log();
+    const auto part = [&](const Tensor& mask) {
+      const Tensor log_grad = at::where(mask, log_abs, floor) - out;
+      const Tensor s = reversed(log_grad, dim, [&](const Tensor& t) { return logcumsumexp_op().call(t, dim); });
+      return (s + x).exp();
+    };
+    return {part(grad > 0) - part(grad < 0), Tensor()};
+  }
+};
+
+Tensor logcumsumexp_autograd(const Tensor& x, int64_t dim) {
+  if (!needs_grad(x)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return logcumsumexp_op().call(x, dim);
+  }
+  return LogcumsumexpFn::apply(x, dim);
+}
+
+// ---- segmented operators: the gradients are again segmented sums or gathers of the keys' runs.
+
+// For segment_sum: row i's segment is the number of key changes before it (sizes may be symbolic
+// under torch.compile, so no size is read here).
+Tensor segment_ids(const Tensor& keys) {
+  const Tensor changes = keys.slice(0, 1).ne(keys.slice(0, 0, -1)).to(at::kLong);
+  const Tensor ids = at::cat({at::zeros({1}, changes.options()), cumsum_op().call(changes, 0, std::nullopt)});
+  return ids.narrow_symint(0, 0, keys.sym_size(0));  // no rows: no ids
+}
+
+struct SegmentSumFn : torch::autograd::Function<SegmentSumFn> {
+  static variable_list forward(AutogradContext* ctx, const Tensor& feats, const Tensor& keys) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    auto [unique_keys, sums, num_segments] = segment_sum_op().call(feats, keys);
+    ctx->saved_data["dtype"] = feats.scalar_type();
+    ctx->save_for_backward({keys});
+    ctx->mark_non_differentiable({unique_keys, num_segments});
+    return {unique_keys, sums, num_segments};
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const Tensor& grad_sums = grads[1];
+    const Tensor keys = ctx->get_saved_variables()[0];
+    if (!grad_sums.defined()) {
+      return {Tensor(), Tensor()};
+    }
+    const auto dtype = ctx->saved_data["dtype"].toScalarType();
+    return {grad_sums.index_select(0, segment_ids(keys)).to(dtype), Tensor()};
+  }
+};
+
+struct SegmentedCumsumFn : torch::autograd::Function<SegmentedCumsumFn> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& feats, const Tensor& keys) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->saved_data["dtype"] = feats.scalar_type();
+    ctx->save_for_backward({keys});
+    return segmented_cumsum_op().call(feats, keys);
+  }
+  // Runs of equal keys stay runs when both are reversed: a reverse segmented cumsum.
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) {
+      return {Tensor(), Tensor()};
+    }
+    const Tensor keys = ctx->get_saved_variables()[0];
+    const auto dtype = ctx->saved_data["dtype"].toScalarType();
+    const Tensor g = segmented_cumsum_op().call(grads[0].flip({0}), keys.flip({0})).flip({0});
+    return {g.to(dtype), Tensor()};
+  }
+};
+
+// voxel_sum is out = A feats with A symmetric (A[i, j] = keys[i] == keys[j]): its own gradient.
+struct VoxelSumFn : torch::autograd::Function<VoxelSumFn> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& feats, const Tensor& keys) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->saved_data["dtype"] = feats.scalar_type();
+    ctx->save_for_backward({keys});
+    return voxel_sum_op().call(feats, keys);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) {
+      return {Tensor(), Tensor()};
+    }
+    const Tensor keys = ctx->get_saved_variables()[0];
+    const auto dtype = ctx->saved_data["dtype"].toScalarType();
+    return {voxel_sum_op().call(grads[0], keys).to(dtype), Tensor()};
+  }
+};
+
+struct BevPoolFn : torch::autograd::Function<BevPoolFn> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& feats, const Tensor& keys, int64_t num_cells) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->saved_data["dtype"] = feats.scalar_type();
+    ctx->save_for_backward({keys});
+    return bev_pool_op().call(feats, keys, num_cells);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) {
+      return {Tensor(), Tensor(), Tensor()};
+    }
+    const Tensor keys = ctx->get_saved_variables()[0];
+    const auto dtype = ctx->saved_data["dtype"].toScalarType();
+    return {bev_pool_backward_op().call(grads[0], keys, dtype), Tensor(), Tensor()};
+  }
+};
+
+std::tuple<Tensor, Tensor, Tensor> segment_sum_autograd(const Tensor& feats, const Tensor& keys) {
+  if (!needs_grad(feats)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return segment_sum_op().call(feats, keys);
+  }
+  const variable_list out = SegmentSumFn::apply(feats, keys);
+  return {out[0], out[1], out[2]};
+}
+
+Tensor segmented_cumsum_autograd(const Tensor& feats, const Tensor& keys) {
+  if (!needs_grad(feats)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return segmented_cumsum_op().call(feats, keys);
+  }
+  return SegmentedCumsumFn::apply(feats, keys);
+}
+
+Tensor voxel_sum_autograd(const Tensor& feats, const Tensor& keys) {
+  if (!needs_grad(feats)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return voxel_sum_op().call(feats, keys);
+  }
+  return VoxelSumFn::apply(feats, keys);
+}
+
+Tensor bev_pool_autograd(const Tensor& feats, const Tensor& keys, int64_t num_cells) {
+  if (!needs_grad(feats)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return bev_pool_op().call(feats, keys, num_cells);
+  }
+  return BevPoolFn::apply(feats, keys, num_cells);
+}
+
+}  // namespace
+}  // namespace fastscan_ext
+
+TORCH_LIBRARY_IMPL(fastscan, Autograd, m) {
+  m.impl("cummax", &fastscan_ext::extreme_autograd<true>);
+  m.impl("cummin", &fastscan_ext::extreme_autograd<false>);
+  m.impl("cumsum", &fastscan_ext::cumsum_autograd);
+  m.impl("logcumsumexp", &fastscan_ext::logcumsumexp_autograd);
+  m.impl("segment_sum", &fastscan_ext::segment_sum_autograd);
+  m.impl("segmented_cumsum", &fastscan_ext::segmented_cumsum_autograd);
+  m.impl("voxel_sum", &fastscan_ext::voxel_sum_autograd);
+  m.impl("bev_pool", &fastscan_ext::bev_pool_autograd);
+}

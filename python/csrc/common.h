@@ -1,0 +1,187 @@
+// Host-side helpers shared by the operators: argument checks, the [outer, len, inner] view, dtype
+// dispatch and the two-phase temp storage from PyTorch's caching allocator.
+#pragma once
+
+#include "kernels.h"
+
+#include <ATen/ATen.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/EmptyTensor.h>
+#include <c10/cuda/CUDAGuard.h>
+
+#include <cstdint>
+#include <string>
+
+namespace fastscan_ext {
+
+// torch's Python name of a dtype, for messages ("torch.float16").
+inline std::string dtype_name(at::ScalarType t) {
+  switch (t) {
+    case at::kBool: return "torch.bool";
+    case at::kByte: return "torch.uint8";
+    case at::kChar: return "torch.int8";
+    case at::kShort: return "torch.int16";
+    case at::kInt: return "torch.int32";
+    case at::kLong: return "torch.int64";
+    case at::kHalf: return "torch.float16";
+    case at::kBFloat16: return "torch.bfloat16";
+    case at::kFloat: return "torch.float32";
+    case at::kDouble: return "torch.float64";
+    case at::kFloat8_e4m3fn: return "torch.float8_e4m3fn";
+    case at::kFloat8_e5m2: return "torch.float8_e5m2";
+    case at::kComplexHalf: return "torch.complex32";
+    case at::kComplexFloat: return "torch.complex64";
+    case at::kComplexDouble: return "torch.complex128";
+    case at::kUInt16: return "torch.uint16";
+    case at::kUInt32: return "torch.uint32";
+    case at::kUInt64: return "torch.uint64";
+    default: return std::string("torch.") + c10::toString(t);
+  }
+}
+
+inline void check_cuda(const at::Tensor& t, const char* op, const char* what) {
+  TORCH_CHECK(t.is_cuda(), op, ": expected CUDA tensors, got ", what, " on ", t.device(),
+              " (fastscan runs on CUDA only; use torch's own operator on other devices)");
+}
+
+inline void check_same_device(const at::Tensor& a, const at::Tensor& b, const char* op, const char* what) {
+  TORCH_CHECK(a.device() == b.device(), op, ": ", what, " must be on the input's device ", a.device(), ", got ",
+              b.device());
+}
+
+inline void check_ok(cudaError_t err, const char* op) {
+  TORCH_CHECK(err == cudaSuccess, op, ": ", cudaGetErrorString(err));
+}
+
+// The scan of a contiguous tensor along `dim` (already wrapped) as [outer, len, inner]; a 0-d
+// tensor is [1, 1, 1].
+inline Shape3 shape_along(const at::Tensor& x, int64_t dim) {
+  Shape3 s{1, 1, 1};
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    const int64_t n = x.size(d);
+    if (d < dim) {
+      s.outer *= n;
+    } else if (d == dim) {
+      s.len = n;
+    } else {
+      s.inner *= n;
+    }
+  }
+  return s;
+}
+
+// Wraps a negative dim as torch does (0-d tensors take -1 and 0); IndexError otherwise.
+inline int64_t wrap_dim(const at::Tensor& x, int64_t dim) { return at::maybe_wrap_dim(dim, x.dim()); }
+
+template <class T>
+struct tag {
+  using type = T;
+};
+
+// The ten element types of cummax / cummin (and of cumsum's inputs).
+inline bool is_scan_dtype(at::ScalarType t) {
+  switch (t) {
+    case at::kBool: case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
+    case at::kHalf: case at::kBFloat16: case at::kFloat: case at::kDouble:
+      return true;
+    default:
+      return false;
+  }
+}
+inline bool is_float_dtype(at::ScalarType t) {
+  return t == at::kHalf || t == at::kBFloat16 || t == at::kFloat || t == at::kDouble;
+}
+
+inline void check_scan_dtype(at::ScalarType t, const char* op) {
+  TORCH_CHECK(is_scan_dtype(t), op, ": dtype ", dtype_name(t),
+              " is not supported (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)");
+}
+inline void check_float_dtype(at::ScalarType t, const char* op) {
+  TORCH_CHECK(is_float_dtype(t), op, ": dtype ", dtype_name(t),
+              " is not supported (float16, bfloat16, float32, float64)");
+}
+
+// Calls f(tag<T>) for the C++ type of a scan dtype (checked before).
+template <class F>
+void visit_scan_dtype(at::ScalarType t, F&& f) {
+  switch (t) {
+    case at::kBool: return f(tag<bool>{});
+    case at::kByte: return f(tag<std::uint8_t>{});
+    case at::kChar: return f(tag<std::int8_t>{});
+    case at::kShort: return f(tag<std::int16_t>{});
+    case at::kInt: return f(tag<std::int32_t>{});
+    case at::kLong: return f(tag<std::int64_t>{});
+    case at::kHalf: return f(tag<__half>{});
+    case at::kBFloat16: return f(tag<__nv_bfloat16>{});
+    case at::kFloat: return f(tag<float>{});
+    case at::kDouble: return f(tag<double>{});
+    default: TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
+  }
+}
+
+// fp8 (e4m3fn) features have kernels of their own only in a build with FASTSCAN_NATIVE_FP8=1
+// (they are the slowest to compile); otherwise they are widened to float16 first, exactly.
+#ifdef FASTSCAN_EXT_NATIVE_FP8
+inline constexpr bool native_fp8 = true;
+#else
+inline constexpr bool native_fp8 = false;
+#endif
+
+// The same for the floating types (and fp8 where it has kernels).
+template <class F>
+void visit_float_dtype(at::ScalarType t, F&& f) {
+  switch (t) {
+    case at::kHalf: return f(tag<__half>{});
+    case at::kBFloat16: return f(tag<__nv_bfloat16>{});
+    case at::kFloat: return f(tag<float>{});
+    case at::kDouble: return f(tag<double>{});
+#ifdef FASTSCAN_EXT_NATIVE_FP8
+    case at::kFloat8_e4m3fn: return f(tag<fp8>{});
+#endif
+    default: TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
+  }
+}
+
+template <class T>
+const T* cptr(const at::Tensor& t) {
+  return static_cast<const T*>(t.const_data_ptr());
+}
+template <class T>
+T* mptr(const at::Tensor& t) {
+  return static_cast<T*>(t.mutable_data_ptr());
+}
+
+// A contiguous tensor on `like`'s CUDA device from the caching allocator (on the current stream),
+// without a trip through the dispatcher: allocations are most of an operator's host time.
+inline at::Tensor new_empty(at::IntArrayRef sizes, at::ScalarType dtype, const at::Tensor& like) {
+  return at::Tensor(at::detail::empty_cuda(sizes, dtype, like.device(), std::nullopt));
+}
+
+// An output tensor whose storage also holds `temp_bytes` of temp storage after its elements, at
+// a 256-byte boundary: one allocation instead of two; the temp part is never visible.
+struct OutputWithTemp {
+  at::Tensor out;
+  void* temp;
+};
+inline OutputWithTemp new_empty_with_temp(at::IntArrayRef sizes, at::ScalarType dtype, const at::Tensor& like,
+                                          std::size_t temp_bytes) {
+  const std::size_t used = (c10::multiply_integers(sizes) * c10::elementSize(dtype) + 255) / 256 * 256;
+  const at::Tensor buffer = new_empty({static_cast<int64_t>(used + temp_bytes)}, at::kByte, like);
+  auto impl = c10::make_intrusive<c10::TensorImpl>(c10::Storage(buffer.storage()), buffer.key_set(),
+                                                   c10::scalarTypeToTypeMeta(dtype));
+  impl->set_sizes_contiguous(sizes);
+  return {at::Tensor(std::move(impl)), static_cast<unsigned char*>(buffer.mutable_data_ptr()) + used};
+}
+
+// One size query (host only) and one call, the temp storage from the caching allocator on the
+// current stream; `call(temp, temp_bytes)` is a two-phase library call.
+template <class Call>
+void two_phase(const char* op, const at::Tensor& like, Call&& call) {
+  std::size_t bytes = 0;
+  check_ok(call(nullptr, bytes), op);
+  const at::Tensor temp = new_empty({static_cast<int64_t>(bytes)}, at::kByte, like);
+  check_ok(call(temp.mutable_data_ptr(), bytes), op);
+}
+
+}  // namespace fastscan_ext

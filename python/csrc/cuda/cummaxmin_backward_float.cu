@@ -1,0 +1,4 @@
+#include "cummaxmin_backward.cuh"
+
+FASTSCAN_EXT_BACKWARD(float)
+FASTSCAN_EXT_BACKWARD(double)

@@ -1,0 +1,4 @@
+#include "cummaxmin_backward.cuh"
+
+FASTSCAN_EXT_BACKWARD(__half)
+FASTSCAN_EXT_BACKWARD(__nv_bfloat16)

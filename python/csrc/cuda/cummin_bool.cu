@@ -1,0 +1,3 @@
+#include "extreme.cuh"
+
+FASTSCAN_EXT_EXTREME(cummin, bool)

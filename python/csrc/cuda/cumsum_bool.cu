@@ -1,0 +1,3 @@
+#include "sum.cuh"
+
+FASTSCAN_EXT_CUMSUM(bool, std::int64_t)

@@ -1,0 +1,3 @@
+#include "../bev.cuh"
+
+FASTSCAN_EXT_BEV(fastscan_ext::fp8)

@@ -1,0 +1,3 @@
+#include "logcumsumexp.cuh"
+
+FASTSCAN_EXT_LOGCUMSUMEXP(double)

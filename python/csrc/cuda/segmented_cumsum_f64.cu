@@ -1,0 +1,3 @@
+#include "segmented.cuh"
+
+FASTSCAN_EXT_SEGMENTED_CUMSUM(double)

@@ -1,0 +1,182 @@
+// CUDA kernels of the scans: cummax, cummin, cumsum, logcumsumexp, the cummax / cummin gradient
+// and the benchmark's library-only loop. Each is one dtype switch, one size query and one call.
+#include "common.h"
+
+#include <torch/library.h>
+
+namespace fastscan_ext {
+namespace {
+
+using at::Tensor;
+
+// Allocates the outputs and runs cummax (is_max) or cummin on a contiguous input.
+std::tuple<Tensor, Tensor> extreme(const Tensor& self, int64_t dim, bool is_max) {
+  const char* op = is_max ? "fastscan.cummax" : "fastscan.cummin";
+  check_cuda(self, op, "input");
+  check_scan_dtype(self.scalar_type(), op);
+  const int64_t d = wrap_dim(self, dim);
+  const c10::cuda::CUDAGuard guard(self.device());
+  const Tensor x = self.contiguous();
+  if (x.numel() == 0) {
+    return {new_empty(x.sizes(), x.scalar_type(), x), new_empty(x.sizes(), at::kLong, x)};
+  }
+  const Shape3 shape = shape_along(x, d);
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+  Tensor values;
+  Tensor indices;
+  visit_scan_dtype(x.scalar_type(), [&](auto t) {
+    using T = typename decltype(t)::type;
+    const auto call = [&](void* temp, std::size_t& bytes, T* v, int64_t* i) {
+      return is_max ? cummax<T>(temp, bytes, cptr<T>(x), v, i, shape, stream)
+                    : cummin<T>(temp, bytes, cptr<T>(x), v, i, shape, stream);
+    };
+    std::size_t bytes = 0;
+    check_ok(call(nullptr, bytes, nullptr, nullptr), op);  // the size query reads no pointer
+    values = new_empty(x.sizes(), x.scalar_type(), x);
+    const OutputWithTemp idx = new_empty_with_temp(x.sizes(), at::kLong, x, bytes);
+    indices = idx.out;
+    check_ok(call(idx.temp, bytes, mptr<T>(values), mptr<int64_t>(indices)), op);
+  });
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> cummax_cuda(const Tensor& self, int64_t dim) { return extreme(self, dim, true); }
+std::tuple<Tensor, Tensor> cummin_cuda(const Tensor& self, int64_t dim) { return extreme(self, dim, false); }
+
+// torch.cumsum's result type: int64 for integer and bool inputs unless `dtype` is given.
+at::ScalarType cumsum_result_type(const Tensor& self, std::optional<at::ScalarType> dtype) {
+  return dtype.value_or(at::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type());
+}
+
+// As torch: the input is cast to the result type, then summed in it. Integers are summed in int64
+// and cast back, which wraps exactly as a sum in the narrower type would.
+Tensor cumsum_cuda(const Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype) {
+  const char* op = "fastscan.cumsum";
+  check_cuda(self, op, "input");
+  check_scan_dtype(self.scalar_type(), op);
+  const at::ScalarType result = cumsum_result_type(self, dtype);
+  TORCH_CHECK(is_scan_dtype(result) && result != at::kBool, op, ": dtype=", dtype_name(result),
+              " is not supported (uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)");
+  const int64_t d = wrap_dim(self, dim);
+  const c10::cuda::CUDAGuard guard(self.device());
+  const bool float_sum = is_float_dtype(result);
+  Tensor x = self;
+  if (float_sum ? x.scalar_type() != result : is_float_dtype(x.scalar_type())) {
+    x = x.to(result);
+  }
+  x = x.contiguous();
+  const at::ScalarType sum_type = float_sum ? result : at::kLong;
+  Tensor out;
+  if (x.numel() == 0) {
+    out = new_empty(x.sizes(), sum_type, x);
+  } else {
+    const Shape3 shape = shape_along(x, d);
+    const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+    visit_scan_dtype(x.scalar_type(), [&](auto t) {
+      using T = typename decltype(t)::type;
+      using Out = std::conditional_t<std::is_floating_point_v<T> || std::is_same_v<T, __half> ||
+                                         std::is_same_v<T, __nv_bfloat16>,
+                                     T, std::int64_t>;
+      std::size_t bytes = 0;
+      check_ok(cumsum<T, Out>(nullptr, bytes, nullptr, nullptr, shape, stream), op);  // reads no pointer
+      const OutputWithTemp o = new_empty_with_temp(x.sizes(), sum_type, x, bytes);
+      out = o.out;
+      check_ok(cumsum<T, Out>(o.temp, bytes, cptr<T>(x), mptr<Out>(out), shape, stream), op);
+    });
+  }
+  return out.scalar_type() == result ? out : out.to(result);
+}
+
+// float and double scan natively; 16-bit floats in float, rounded once at the end.
+Tensor logcumsumexp_cuda(const Tensor& self, int64_t dim) {
+  const char* op = "fastscan.logcumsumexp";
+  check_cuda(self, op, "input");
+  check_float_dtype(self.scalar_type(), op);
+  const int64_t d = wrap_dim(self, dim);
+  const c10::cuda::CUDAGuard guard(self.device());
+  const bool wide = self.scalar_type() == at::kDouble;
+  const Tensor x = (wide ? self : self.to(at::kFloat)).contiguous();
+  Tensor out = new_empty(x.sizes(), x.scalar_type(), x);
+  if (x.numel() > 0) {
+    const Shape3 shape = shape_along(x, d);
+    const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+    two_phase(op, x, [&](void* temp, std::size_t& bytes) {
+      return wide ? logcumsumexp<double>(temp, bytes, cptr<double>(x), mptr<double>(out), shape, stream)
+                  : logcumsumexp<float>(temp, bytes, cptr<float>(x), mptr<float>(out), shape, stream);
+    });
+  }
+  return out.scalar_type() == self.scalar_type() ? out : out.to(self.scalar_type());
+}
+
+// grad_in of cummax / cummin from the forward's indices, without atomics (see kernels.h).
+Tensor cummaxmin_backward_cuda(const Tensor& grad, const Tensor& indices, int64_t dim) {
+  const char* op = "fastscan.cummaxmin_backward";
+  check_cuda(grad, op, "grad");
+  check_cuda(indices, op, "indices");
+  check_same_device(grad, indices, op, "indices");
+  check_float_dtype(grad.scalar_type(), op);
+  TORCH_CHECK(indices.scalar_type() == at::kLong, op, ": indices must be torch.int64, got ",
+              dtype_name(indices.scalar_type()));
+  TORCH_CHECK(grad.sizes() == indices.sizes(), op, ": grad and indices must have one shape, got ", grad.sizes(),
+              " and ", indices.sizes());
+  const int64_t d = wrap_dim(grad, dim);
+  const c10::cuda::CUDAGuard guard(grad.device());
+  const Tensor g = grad.contiguous();
+  const Tensor idx = indices.contiguous();
+  Tensor grad_in = new_empty(g.sizes(), g.scalar_type(), g);
+  if (g.numel() == 0) {
+    return grad_in;
+  }
+  const Shape3 shape = shape_along(g, d);
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+  visit_float_dtype(g.scalar_type(), [&](auto t) {
+    using G = typename decltype(t)::type;
+    if constexpr (!std::is_same_v<G, fp8>) {
+      two_phase(op, g, [&](void* temp, std::size_t& bytes) {
+        return cummaxmin_backward<G>(temp, bytes, cptr<G>(g), cptr<int64_t>(idx), mptr<G>(grad_in), shape, stream);
+      });
+    }
+  });
+  return grad_in;
+}
+
+// `iters` cummax calls of the library alone into the given outputs: what the operator costs
+// beyond its kernel is the difference to `iters` operator calls.
+void cummax_raw_bench_cuda(const Tensor& x, int64_t dim, const Tensor& values, const Tensor& indices, int64_t iters) {
+  const char* op = "fastscan._cummax_raw_bench";
+  check_cuda(x, op, "x");
+  check_scan_dtype(x.scalar_type(), op);
+  TORCH_CHECK(x.is_contiguous() && values.is_contiguous() && indices.is_contiguous(), op,
+              ": x, values and indices must be contiguous");
+  TORCH_CHECK(values.sizes() == x.sizes() && values.scalar_type() == x.scalar_type() &&
+                  values.device() == x.device(),
+              op, ": values must be like x");
+  TORCH_CHECK(indices.sizes() == x.sizes() && indices.scalar_type() == at::kLong && indices.device() == x.device(),
+              op, ": indices must be int64 and shaped like x");
+  const c10::cuda::CUDAGuard guard(x.device());
+  const Shape3 shape = shape_along(x, wrap_dim(x, dim));
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+  visit_scan_dtype(x.scalar_type(), [&](auto t) {
+    using T = typename decltype(t)::type;
+    std::size_t bytes = 0;
+    check_ok(cummax<T>(nullptr, bytes, cptr<T>(x), mptr<T>(values), mptr<int64_t>(indices), shape, stream), op);
+    const Tensor temp = new_empty({static_cast<int64_t>(bytes)}, at::kByte, x);
+    for (int64_t i = 0; i < iters; ++i) {
+      check_ok(cummax<T>(temp.mutable_data_ptr(), bytes, cptr<T>(x), mptr<T>(values), mptr<int64_t>(indices), shape,
+                         stream),
+               op);
+    }
+  });
+}
+
+}  // namespace
+}  // namespace fastscan_ext
+
+TORCH_LIBRARY_IMPL(fastscan, CUDA, m) {
+  m.impl("cummax", &fastscan_ext::cummax_cuda);
+  m.impl("cummin", &fastscan_ext::cummin_cuda);
+  m.impl("cumsum", &fastscan_ext::cumsum_cuda);
+  m.impl("logcumsumexp", &fastscan_ext::logcumsumexp_cuda);
+  m.impl("cummaxmin_backward", &fastscan_ext::cummaxmin_backward_cuda);
+  m.impl("_cummax_raw_bench", &fastscan_ext::cummax_raw_bench_cuda);
+}

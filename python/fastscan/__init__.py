@@ -1,0 +1,79 @@
+"""fastscan's scans as torch operators: torch.ops.fastscan.* and these wrappers.
+
+cummax / cummin / cumsum / logcumsumexp take torch's signatures and return torch's types; the
+segmented operators work on [S, C] feature rows keyed by int32 / int64 keys. CUDA tensors only.
+"""
+from collections import namedtuple
+
+import torch
+
+try:
+    from . import _C  # noqa: F401  (loading it registers the operators)
+except ImportError as e:  # e.g. the source folder python/fastscan shadowing the installed package
+    raise ImportError("fastscan._C, the compiled operators, is not next to this fastscan package "
+                      f"({__path__[0]}): pip install --no-build-isolation ./python and import it from outside "
+                      "python/, or build in place: cd python && python setup.py build_ext --inplace") from e
+from . import _meta  # noqa: F401  (their fake kernels)
+
+try:
+    from ._version import __version__
+except ImportError:  # a source tree that setup.py has not built
+    __version__ = "unknown"
+
+__all__ = ["cummax", "cummin", "cumsum", "logcumsumexp", "segment_sum", "segment_sum_compact", "segmented_cumsum",
+           "voxel_sum", "bev_pool", "SegmentSum"]
+
+_ops = torch.ops.fastscan
+
+SegmentSum = namedtuple("SegmentSum", ["unique_keys", "sums", "num_segments"])
+
+
+def cummax(input, dim):
+    """torch.cummax: (values, indices) as torch.return_types.cummax; the last index among ties."""
+    return torch.return_types.cummax(_ops.cummax.default(input, dim))
+
+
+def cummin(input, dim):
+    """torch.cummin: (values, indices) as torch.return_types.cummin; the last index among ties."""
+    return torch.return_types.cummin(_ops.cummin.default(input, dim))
+
+
+def cumsum(input, dim, *, dtype=None):
+    """torch.cumsum: integer and bool inputs give int64 unless dtype says otherwise."""
+    return _ops.cumsum.default(input, dim, dtype=dtype)
+
+
+def logcumsumexp(input, dim):
+    """torch.logcumsumexp (floating types)."""
+    return _ops.logcumsumexp.default(input, dim)
+
+
+def segment_sum(feats, keys):
+    """One row per run of equal keys of feats [S, C]: SegmentSum(unique_keys [S], sums [S, C],
+    num_segments [1] int64). Only the first num_segments rows are segments (the rest are 0); the
+    count stays on the device, so nothing synchronizes: slice with segment_sum_compact or yourself."""
+    return SegmentSum(*_ops.segment_sum.default(feats, keys))
+
+
+def segment_sum_compact(feats, keys):
+    """segment_sum sliced to its segments: (unique_keys [V], sums [V, C]). SYNCHRONIZES the host
+    with the device to read V."""
+    unique_keys, sums, num_segments = _ops.segment_sum.default(feats, keys)
+    n = int(num_segments.item())
+    return unique_keys[:n], sums[:n]
+
+
+def segmented_cumsum(feats, keys):
+    """Inclusive sums of feats [S, C] down the rows, restarting where the key changes."""
+    return _ops.segmented_cumsum.default(feats, keys)
+
+
+def voxel_sum(feats, keys):
+    """out[i] = the sum of feats[j] over all rows j with keys[j] == keys[i] (keys need not be sorted)."""
+    return _ops.voxel_sum.default(feats, keys)
+
+
+def bev_pool(feats, keys, num_cells):
+    """grid [num_cells, C]: grid[k] = the sum of feats[i] over keys[i] == k; keys outside
+    [0, num_cells) are dropped."""
+    return _ops.bev_pool.default(feats, keys, num_cells)

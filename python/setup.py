@@ -1,0 +1,66 @@
+"""Builds fastscan's torch operators (fastscan._C) from the headers in <repo>/include.
+
+Environment: TORCH_CUDA_ARCH_LIST (default 9.0), MAX_JOBS (parallel compiles, with ninja),
+FASTSCAN_INCLUDE (the folder holding fastscan/, default ../include beside this file),
+FASTSCAN_NATIVE_FP8=1 (fp8 feature kernels of their own; else fp8 is widened to float16 first).
+"""
+import os
+import re
+from pathlib import Path
+
+from setuptools import find_packages, setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+HERE = Path(__file__).resolve().parent
+INCLUDE = Path(os.environ.get("FASTSCAN_INCLUDE", HERE.parent / "include")).resolve()
+# A vendored copy of fastscan elsewhere in the process cannot clash with this one.
+NAMESPACE = "-DFASTSCAN_NAMESPACE=fastscan_torch"
+
+
+def version() -> str:
+    header = INCLUDE / "fastscan" / "version.cuh"
+    if not header.is_file():
+        raise RuntimeError(f"fastscan headers not found: {header} (set FASTSCAN_INCLUDE to the folder holding fastscan/)")
+    number = int(re.search(r"#define\s+FASTSCAN_VERSION\s+(\d+)", header.read_text()).group(1))
+    return f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+
+
+NATIVE_FP8 = os.environ.get("FASTSCAN_NATIVE_FP8", "0") == "1"
+FP8_FLAG = ["-DFASTSCAN_EXT_NATIVE_FP8"] if NATIVE_FP8 else []
+
+
+def sources():
+    # Host files (torch headers, no device code) and one .cu per group of instantiations, so
+    # that MAX_JOBS compiles them in parallel; the slowest (segmented) first, as ninja starts them
+    # in this order.
+    cuda = HERE / "csrc" / "cuda"
+    cu = list(cuda.glob("*.cu")) + (list((cuda / "fp8").glob("*.cu")) if NATIVE_FP8 else [])
+    cu.sort(key=lambda p: (not p.name.startswith(("segment", "bev", "logcumsumexp")), p.name))
+    cpp = sorted((HERE / "csrc").glob("*.cpp"))
+    return [str(p.relative_to(HERE)) for p in cu + cpp]
+
+
+os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
+VERSION = version()
+(HERE / "fastscan" / "_version.py").write_text(f'__version__ = "{VERSION}"\n')
+
+setup(
+    name="fastscan",
+    version=VERSION,
+    description="fastscan's cummax / cummin / cumsum / segmented scans as torch operators",
+    packages=find_packages(include=["fastscan"]),
+    python_requires=">=3.9",
+    ext_modules=[
+        CUDAExtension(
+            name="fastscan._C",
+            sources=sources(),
+            include_dirs=[str(INCLUDE)],
+            extra_compile_args={
+                "cxx": ["-O3", "-std=c++17", NAMESPACE] + FP8_FLAG,
+                "nvcc": ["-O3", "-std=c++17", "--expt-relaxed-constexpr", NAMESPACE],
+            },
+        )
+    ],
+    cmdclass={"build_ext": BuildExtension},
+    zip_safe=False,
+)
