@@ -179,7 +179,9 @@ cudaError_t make_bev_pool_plan(void* d_plan, std::size_t& plan_bytes, const Key*
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<Key>& plan, const T* feats, Acc* grid,
                      std::int64_t C, cudaStream_t stream = nullptr) {
-  if (C <= 0 || grid == nullptr || (plan.S > 0 && (feats == nullptr || plan.perm == nullptr))) {
+  const bool pointers_valid =
+      grid != nullptr && (plan.S == 0 || (feats != nullptr && plan.perm != nullptr && plan.sorted_keys != nullptr));
+  if (C <= 0 || (d_temp != nullptr && !pointers_valid)) {  // (a size query needs no pointers)
     return cudaErrorInvalidValue;
   }
   if (d_temp != nullptr) {

@@ -410,7 +410,7 @@ TEST_CASE("grids smaller than their tiles take tiles from the counter outside gr
     d_out.poison();
     device_buffer<unsigned char> temp(p.temp_bytes);
     CUDA_REQUIRE(cudaMemset(temp.ptr, 0xff, p.temp_bytes));
-    const fastscan::detail::sum_entry<float, float>::problem prob{d_in.ptr, d_out.ptr, false};
+    const fastscan::detail::sum_entry<float, float>::problem prob{{}, d_in.ptr, d_out.ptr, false};
     CUDA_REQUIRE(float_dispatch::launch(p, temp.ptr, prob, nullptr));
     CUDA_REQUIRE(cudaDeviceSynchronize());
     std::vector<double> sums, mags;
