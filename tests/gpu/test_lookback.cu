@@ -348,7 +348,7 @@ long long count_wrong_capped(const scan_case& c, std::int64_t max_grid, bool& lo
   if constexpr (std::is_same_v<Problem, fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>) {
     prob = Problem{d_in.ptr, d_out.ptr, d_idx.ptr, {}};
   } else {
-    prob = Problem{d_in.ptr, d_out.ptr, false};
+    prob = Problem{{}, d_in.ptr, d_out.ptr, false};
   }
   CUDA_REQUIRE(dispatch::launch(p, temp.ptr, prob, nullptr));
   CUDA_REQUIRE(cudaDeviceSynchronize());
