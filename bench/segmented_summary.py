@@ -8,14 +8,12 @@ CUB) adds the DeviceSegmentedScan comparisons.
 import json
 import sys
 
+from summarize import median_rows
+
 
 def load(path):
     with open(path) as f:
-        data = json.load(f)
-    rows = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
-    if not rows:  # a run without repetitions reports plain iterations
-        rows = [b for b in data["benchmarks"] if b.get("run_type") == "iteration"]
-    return {b["run_name"].removesuffix("/manual_time"): b for b in rows}
+        return {b["run_name"].removesuffix("/manual_time"): b for b in median_rows(json.load(f))}
 
 
 def parts(name):

@@ -5,12 +5,16 @@ import json
 import sys
 
 
+def median_rows(data):
+    """The median rows of a run (a run without repetitions: its plain iterations)."""
+    rows = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
+    return rows or [b for b in data["benchmarks"] if b.get("run_type") == "iteration"]
+
+
 def main(path):
     with open(path) as f:
         data = json.load(f)
-    rows = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
-    if not rows:  # a run without repetitions reports plain iterations
-        rows = [b for b in data["benchmarks"] if b.get("run_type") == "iteration"]
+    rows = median_rows(data)
     print(f"run: {data['context']['date']}")
     reads = any("read_frac" in b for b in rows)  # (the segmented benchmark also measures a pure read)
     print("| case | time (us) | GB/s | share of copy |" + (" share of read |" if reads else ""))
