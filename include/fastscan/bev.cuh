@@ -38,6 +38,9 @@ struct permuted_rows {
   //! A run within one row is read from that row after one lookup, as vectors where aligned.
   template <int N>
   FASTSCAN_DEVICE void read_run(T (&dst)[N], int count) const {
+    if (count <= 0) {
+      return;  // (past the last row: no permutation entry to read)
+    }
     const std::int64_t row = by_channels.div(pos);
     const std::int64_t col = pos - row * channels;
     if (col + count <= channels) {

@@ -84,8 +84,10 @@ std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const T
   return {unique_keys.to(keys.scalar_type()), sums, num_segments};
 }
 
-Tensor segmented_cumsum_cuda(const Tensor& feats, const Tensor& keys) {
-  const char* op = "fastscan.segmented_cumsum";
+// [S, C] accumulators from one library call per feature type: call(tag<T>, temp, bytes, feats,
+// keys, out, S, C, stream).
+template <class Call>
+Tensor rows_out(const char* op, const Tensor& feats, const Tensor& keys, Call&& call) {
   check_rows(feats, keys, op);
   const c10::cuda::CUDAGuard guard(feats.device());
   const Rows r = rows_of(feats, keys);
@@ -95,31 +97,21 @@ Tensor segmented_cumsum_cuda(const Tensor& feats, const Tensor& keys) {
     visit_float_dtype(r.feats.scalar_type(), [&](auto t) {
       using T = typename decltype(t)::type;
       two_phase(op, r.feats, [&](void* temp, std::size_t& bytes) {
-        return segmented_cumsum<T>(temp, bytes, cptr<T>(r.feats), cptr<int64_t>(r.keys), mptr<seg_acc_t<T>>(out), r.S,
-                                   r.C, stream);
+        return call(t, temp, bytes, cptr<T>(r.feats), cptr<int64_t>(r.keys), mptr<seg_acc_t<T>>(out), r.S, r.C, stream);
       });
     });
   }
   return out;
 }
 
+Tensor segmented_cumsum_cuda(const Tensor& feats, const Tensor& keys) {
+  return rows_out("fastscan.segmented_cumsum", feats, keys,
+                  [](auto t, auto... args) { return segmented_cumsum<typename decltype(t)::type>(args...); });
+}
+
 Tensor voxel_sum_cuda(const Tensor& feats, const Tensor& keys) {
-  const char* op = "fastscan.voxel_sum";
-  check_rows(feats, keys, op);
-  const c10::cuda::CUDAGuard guard(feats.device());
-  const Rows r = rows_of(feats, keys);
-  Tensor out = at::empty({r.S, r.C}, r.feats.options().dtype(acc_type(feats.scalar_type())));
-  if (out.numel() > 0) {
-    const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-    visit_float_dtype(r.feats.scalar_type(), [&](auto t) {
-      using T = typename decltype(t)::type;
-      two_phase(op, r.feats, [&](void* temp, std::size_t& bytes) {
-        return voxel_sum<T>(temp, bytes, cptr<T>(r.feats), cptr<int64_t>(r.keys), mptr<seg_acc_t<T>>(out), r.S, r.C,
-                            stream);
-      });
-    });
-  }
-  return out;
+  return rows_out("fastscan.voxel_sum", feats, keys,
+                  [](auto t, auto... args) { return voxel_sum<typename decltype(t)::type>(args...); });
 }
 
 Tensor bev_pool_cuda(const Tensor& feats, const Tensor& keys, int64_t num_cells) {

@@ -82,6 +82,9 @@ struct run_totals {
   //! writes only when the row ends its segment.
   template <int N>
   FASTSCAN_DEVICE void write_at(std::int64_t flat, const fold_t* src, int count) const {
+    if (count <= 0) {
+      return;  // (threads past the last row or column write nothing; their position is no row)
+    }
     const std::int64_t row = by_channels.div(flat);
     const std::int64_t col = flat - row * channels;
     if (N > 1 && col + count > channels) {

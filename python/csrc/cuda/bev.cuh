@@ -16,37 +16,10 @@ cudaError_t voxel_sum(void* temp, std::size_t& temp_bytes, const T* feats, const
   return fs::voxel_sum<T, std::int64_t>(temp, temp_bytes, feats, keys, out, S, C, stream);
 }
 
-// bev_pool from unsorted keys as a plan (the sort) and the pooling pass, in one temp storage. The
-// library's one-call form asks the pooling pass for its size with a plan that holds no points yet,
-// which the pass rejects for S > 0 (cudaErrorInvalidValue), so the size query asks with a
-// placeholder plan: a size query reads no pointer, and the pass's size depends on S and C alone.
 template <class T>
 cudaError_t bev_pool(void* temp, std::size_t& temp_bytes, const T* feats, const std::int64_t* keys, seg_acc_t<T>* grid,
                      std::int64_t S, std::int64_t C, std::int64_t num_cells, cudaStream_t stream) {
-  fs::bev_pool_plan<std::int64_t> plan{keys, keys, S, num_cells};
-  std::size_t plan_bytes = 0;
-  std::size_t pool_bytes = 0;
-  cudaError_t err = fs::make_bev_pool_plan<std::int64_t>(nullptr, plan_bytes, keys, S, num_cells, plan, stream);
-  if (err == cudaSuccess) {
-    err = fs::bev_pool<T, std::int64_t>(nullptr, pool_bytes, plan, feats, grid, C, stream);
-  }
-  if (err != cudaSuccess) {
-    return err;
-  }
-  plan_bytes = (plan_bytes + 255) / 256 * 256;
-  if (temp == nullptr) {
-    temp_bytes = plan_bytes + pool_bytes;
-    return cudaSuccess;
-  }
-  if (temp_bytes < plan_bytes + pool_bytes) {
-    return cudaErrorInvalidValue;
-  }
-  err = fs::make_bev_pool_plan<std::int64_t>(temp, plan_bytes, keys, S, num_cells, plan, stream);
-  if (err != cudaSuccess) {
-    return err;
-  }
-  return fs::bev_pool<T, std::int64_t>(static_cast<unsigned char*>(temp) + plan_bytes, pool_bytes, plan, feats, grid, C,
-                                       stream);
+  return fs::bev_pool<T, std::int64_t>(temp, temp_bytes, feats, keys, grid, S, C, num_cells, stream);
 }
 
 template <class T>

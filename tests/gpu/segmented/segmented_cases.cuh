@@ -99,16 +99,18 @@ bool close_to(const Acc& got, double want, double magnitude) {
 
 //! segmented_cumsum and segment_sum of one case against the reference; poisoned outputs catch
 //! elements never written, and the sums past the last segment must stay unwritten.
+//! Outputs get this many poisoned elements past their end: a write there is a write out of bounds.
+constexpr std::size_t guard_elements = 64;
+
 template <class T, class Key, class Acc>
-void check_segments(std::int64_t S, std::int64_t C, std::int64_t every, std::uint64_t seed) {
-  CAPTURE(type_name<T>(), sizeof(Key), S, C, every, seed);
-  const auto keys = segment_keys<Key>(S, every, seed);
+void check_segments_of(const std::vector<Key>& keys, std::int64_t C, std::uint64_t seed) {
+  const auto S = static_cast<std::int64_t>(keys.size());
   const auto feats = segment_feats<T>(static_cast<std::size_t>(S * C), seed + 1);
   const segment_reference ref = reference_segments(feats, keys, C);
   const auto n = static_cast<std::size_t>(S * C);
   device_buffer<T> d_feats(n);
-  device_buffer<Key> d_keys(keys.size()), d_unique(keys.size());
-  device_buffer<Acc> d_out(n), d_sums(n);
+  device_buffer<Key> d_keys(keys.size()), d_unique(keys.size() + guard_elements);
+  device_buffer<Acc> d_out(n + guard_elements), d_sums(n + guard_elements);
   device_buffer<std::int64_t> d_count(1);
   if (n > 0) d_feats.upload(feats);
   if (S > 0) d_keys.upload(keys);
@@ -147,10 +149,40 @@ void check_segments(std::int64_t S, std::int64_t C, std::int64_t every, std::uin
   }
   host_array<Acc> poison(1);
   std::memset(poison.data(), 0x5b, sizeof(Acc));
-  for (std::size_t at = static_cast<std::size_t>(V * C); at < n; ++at) written_past += !same_bits(sums[at], poison[0]);
+  for (std::size_t at = static_cast<std::size_t>(V * C); at < n + guard_elements; ++at) {
+    written_past += !same_bits(sums[at], poison[0]);
+  }
+  host_array<Key> key_poison(1);
+  std::memset(key_poison.data(), 0x5b, sizeof(Key));
+  for (std::size_t at = static_cast<std::size_t>(V); at < keys.size() + guard_elements; ++at) {
+    written_past += !same_bits(unique[at], key_poison[0]);
+  }
+  for (std::size_t at = n; at < n + guard_elements; ++at) written_past += !same_bits(out[at], poison[0]);
   CHECK(wrong_sums == 0);
   CHECK(wrong_keys == 0);
   CHECK(written_past == 0);
+}
+
+template <class T, class Key, class Acc>
+void check_segments(std::int64_t S, std::int64_t C, std::int64_t every, std::uint64_t seed) {
+  CAPTURE(type_name<T>(), sizeof(Key), S, C, every, seed);
+  check_segments_of<T, Key, Acc>(segment_keys<Key>(S, every, seed), C, seed);
+}
+
+//! Unsorted keys from a few values: every run of equal keys is a segment (keys that come back
+//! start a new one), over small shapes whose rows are narrower than the tile.
+template <class T, class Key, class Acc = fastscan::segment_acc_t<T>>
+void check_unsorted_small() {
+  std::uint64_t seed = 100;
+  for (const std::int64_t S : {1, 2, 3, 5, 12, 17, 33, 100, 1000}) {
+    for (const std::int64_t C : {1, 2, 3, 5, 7, 80}) {
+      std::mt19937_64 rng(++seed);
+      std::vector<Key> keys(static_cast<std::size_t>(S));
+      for (auto& k : keys) k = static_cast<Key>(rng() % 4);
+      CAPTURE(type_name<T>(), sizeof(Key), S, C, seed);
+      check_segments_of<T, Key, Acc>(keys, C, seed);
+    }
+  }
 }
 
 //! Every pattern over the sizes that reach the kernels' edges: C = 1 takes the row kernel, wider

@@ -99,3 +99,6 @@ TEST_CASE("segmented entry points reject bad arguments before any launch", "[hos
   CHECK(fastscan::segmented_cumsum(nullptr, bytes, f, k, f, 0, 0) == cudaSuccess);
   CHECK(bytes >= 1);
 }
+TEST_CASE("unsorted float64 keys over rows narrower than a tile: each run of equal keys is a segment", "[gpu][segmented]") {
+  check_unsorted_small<double, std::int64_t>();
+}

@@ -22,3 +22,6 @@ TEST_CASE("segment sums of float32 and float64 are bitwise the same on every run
   check_segments_deterministic<double, std::int64_t>(1 << 16, 64);
 }
 
+TEST_CASE("unsorted int32 keys over float32 rows narrower than a tile", "[gpu][segmented]") {
+  check_unsorted_small<float, std::int32_t>();
+}

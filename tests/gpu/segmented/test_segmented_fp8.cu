@@ -10,3 +10,6 @@ TEST_CASE("segmented_cumsum and segment_sum of fp8 e4m3 rows", "[gpu][segmented]
 TEST_CASE("segment sums of fp8 are bitwise the same on every run", "[gpu][segmented]") {
   check_segments_deterministic<__nv_fp8_e4m3, std::int64_t>(1 << 16, 80);
 }
+TEST_CASE("unsorted keys over fp8 rows narrower than a tile, one row included", "[gpu][segmented]") {
+  check_unsorted_small<__nv_fp8_e4m3, std::int64_t>();
+}

@@ -10,3 +10,6 @@ TEST_CASE("segmented_cumsum and segment_sum of float16 rows", "[gpu][segmented]"
 TEST_CASE("segment sums of float16 are bitwise the same on every run", "[gpu][segmented]") {
   check_segments_deterministic<__half, std::int64_t>(1 << 16, 64);
 }
+TEST_CASE("unsorted keys over float16 rows narrower than a tile, one row included", "[gpu][segmented]") {
+  check_unsorted_small<__half, std::int64_t>();
+}
