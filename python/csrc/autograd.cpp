@@ -175,14 +175,14 @@ Tensor segment_ids(const Tensor& keys) {
 struct SegmentSumFn : torch::autograd::Function<SegmentSumFn> {
   static variable_list forward(AutogradContext* ctx, const Tensor& feats, const Tensor& keys) {
     at::AutoDispatchBelowADInplaceOrView below;
-    auto [unique_keys, sums, num_segments] = segment_sum_op().call(feats, keys);
+    auto [sums, unique_keys, num_segments] = segment_sum_op().call(feats, keys);
     ctx->saved_data["dtype"] = feats.scalar_type();
     ctx->save_for_backward({keys});
     ctx->mark_non_differentiable({unique_keys, num_segments});
-    return {unique_keys, sums, num_segments};
+    return {sums, unique_keys, num_segments};
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    const Tensor& grad_sums = grads[1];
+    const Tensor& grad_sums = grads[0];
     const Tensor keys = ctx->get_saved_variables()[0];
     if (!grad_sums.defined()) {
       return {Tensor(), Tensor()};

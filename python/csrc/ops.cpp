@@ -7,13 +7,15 @@
 TORCH_LIBRARY(fastscan, m) {
   // The fake (meta) kernels are registered in Python, in this module.
   m.set_python_module("fastscan._meta");
+  // segment_sum returns its float sums first: torch's opcheck adds up the outputs starting from the
+  // first, and an integer first output cannot take the float ones.
   const std::vector<at::Tag> pt2 = {at::Tag::pt2_compliant_tag};
   m.def("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", pt2);
   m.def("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", pt2);
   m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", pt2);
   m.def("logcumsumexp(Tensor self, int dim) -> Tensor", pt2);
   m.def("cummaxmin_backward(Tensor grad, Tensor indices, int dim) -> Tensor", pt2);
-  m.def("segment_sum(Tensor feats, Tensor keys) -> (Tensor unique_keys, Tensor sums, Tensor num_segments)", pt2);
+  m.def("segment_sum(Tensor feats, Tensor keys) -> (Tensor sums, Tensor unique_keys, Tensor num_segments)", pt2);
   m.def("segmented_cumsum(Tensor feats, Tensor keys) -> Tensor", pt2);
   m.def("voxel_sum(Tensor feats, Tensor keys) -> Tensor", pt2);
   m.def("bev_pool(Tensor feats, Tensor keys, int num_cells) -> Tensor", pt2);

@@ -59,10 +59,8 @@ std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const T
   const c10::cuda::CUDAGuard guard(feats.device());
   const Rows r = rows_of(feats, keys);
   const auto acc = acc_type(feats.scalar_type());
-  if (r.S <= 1) {
-    // No rows, or one row: its own segment. (The library's one-row scan of 16-bit features
-    // faulted on the H200, an open library issue, so one row is not sent to it.)
-    return {keys.clone(), r.feats.to(acc, false, true), at::full({1}, r.S, r.keys.options())};
+  if (r.S == 0) {
+    return {r.feats.to(acc, false, true), keys.clone(), at::zeros({1}, r.keys.options())};
   }
   Tensor unique_keys = at::empty({r.S}, r.keys.options());
   Tensor sums = at::empty({r.S, r.C}, r.feats.options().dtype(acc));
@@ -81,11 +79,11 @@ std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const T
                op);
     });
   }
-  return {unique_keys.to(keys.scalar_type()), sums, num_segments};
+  return {sums, unique_keys.to(keys.scalar_type()), num_segments};
 }
 
 // [S, C] accumulators from one library call per feature type: call(tag<T>, temp, bytes, feats,
-// keys, out, S, C, stream).
+// keys, out, S, C, stream), which takes `bytes` by reference (the size query writes it).
 template <class Call>
 Tensor rows_out(const char* op, const Tensor& feats, const Tensor& keys, Call&& call) {
   check_rows(feats, keys, op);
@@ -106,12 +104,12 @@ Tensor rows_out(const char* op, const Tensor& feats, const Tensor& keys, Call&& 
 
 Tensor segmented_cumsum_cuda(const Tensor& feats, const Tensor& keys) {
   return rows_out("fastscan.segmented_cumsum", feats, keys,
-                  [](auto t, auto... args) { return segmented_cumsum<typename decltype(t)::type>(args...); });
+                  [](auto t, auto&&... args) { return segmented_cumsum<typename decltype(t)::type>(args...); });
 }
 
 Tensor voxel_sum_cuda(const Tensor& feats, const Tensor& keys) {
   return rows_out("fastscan.voxel_sum", feats, keys,
-                  [](auto t, auto... args) { return voxel_sum<typename decltype(t)::type>(args...); });
+                  [](auto t, auto&&... args) { return voxel_sum<typename decltype(t)::type>(args...); });
 }
 
 Tensor bev_pool_cuda(const Tensor& feats, const Tensor& keys, int64_t num_cells) {

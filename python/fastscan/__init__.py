@@ -25,7 +25,7 @@ __all__ = ["cummax", "cummin", "cumsum", "logcumsumexp", "segment_sum", "segment
 
 _ops = torch.ops.fastscan
 
-SegmentSum = namedtuple("SegmentSum", ["unique_keys", "sums", "num_segments"])
+SegmentSum = namedtuple("SegmentSum", ["sums", "unique_keys", "num_segments"])
 
 
 def cummax(input, dim):
@@ -49,18 +49,18 @@ def logcumsumexp(input, dim):
 
 
 def segment_sum(feats, keys):
-    """One row per run of equal keys of feats [S, C]: SegmentSum(unique_keys [S], sums [S, C],
+    """One row per run of equal keys of feats [S, C]: SegmentSum(sums [S, C], unique_keys [S],
     num_segments [1] int64). Only the first num_segments rows are segments (the rest are 0); the
     count stays on the device, so nothing synchronizes: slice with segment_sum_compact or yourself."""
     return SegmentSum(*_ops.segment_sum.default(feats, keys))
 
 
 def segment_sum_compact(feats, keys):
-    """segment_sum sliced to its segments: (unique_keys [V], sums [V, C]). SYNCHRONIZES the host
+    """segment_sum sliced to its segments: (sums [V, C], unique_keys [V]). SYNCHRONIZES the host
     with the device to read V."""
-    unique_keys, sums, num_segments = _ops.segment_sum.default(feats, keys)
+    sums, unique_keys, num_segments = _ops.segment_sum.default(feats, keys)
     n = int(num_segments.item())
-    return unique_keys[:n], sums[:n]
+    return sums[:n], unique_keys[:n]
 
 
 def segmented_cumsum(feats, keys):

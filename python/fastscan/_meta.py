@@ -127,7 +127,7 @@ def _segment_sum(feats, keys):
     S, C = _check_rows("segment_sum", feats, keys)
     if C == 0 and S != 0:
         raise RuntimeError(f"fastscan.segment_sum: feats must have at least one channel, got shape {list(feats.shape)}")
-    return (_like(keys, (S,), keys.dtype), _like(feats, (S, C), acc_dtype(feats.dtype)),
+    return (_like(feats, (S, C), acc_dtype(feats.dtype)), _like(keys, (S,), keys.dtype),
             _like(keys, (1,), torch.int64))
 
 

@@ -93,7 +93,7 @@ def test_fake_segmented(fake, dtype, key_dtype):
     acc = torch.float64 if dtype == torch.float64 else torch.float32
     feats = torch.empty(S, C, dtype=dtype, device="cuda")
     keys = torch.empty(S, dtype=key_dtype, device="cuda")
-    unique_keys, sums, count = ops.segment_sum(feats, keys)
+    sums, unique_keys, count = ops.segment_sum(feats, keys)
     assert unique_keys.shape == (S,) and unique_keys.dtype == key_dtype
     assert sums.shape == (S, C) and sums.dtype == acc
     assert count.shape == (1,) and count.dtype == torch.int64

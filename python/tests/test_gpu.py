@@ -199,7 +199,7 @@ def keys_and_feats(S, C, dtype, cells, seed=0):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES + (torch.float8_e4m3fn,))
-@pytest.mark.parametrize("S,C", [(0, 3), (1, 1), (1000, 1), (5000, 64), (3, 200)])
+@pytest.mark.parametrize("S,C", [(0, 3), (1, 1), (1, 64), (1000, 1), (5000, 64), (3, 200)])
 def test_segmented_equal_references(dtype, S, C):
     keys, feats = keys_and_feats(S, C, dtype, cells=50)
     f64 = feats.double()
@@ -230,7 +230,7 @@ def test_segmented_equal_references(dtype, S, C):
     running = torch.cumsum(sf64, 0)
     before = torch.cat([torch.zeros(1, C, dtype=torch.float64, device="cuda"), running])[starts][ids]
     torch.testing.assert_close(fastscan.segmented_cumsum(sfeats, skeys), (running - before).to(acc), **tol)
-    u, s = fastscan.segment_sum_compact(sfeats, skeys.int())
+    s, u = fastscan.segment_sum_compact(sfeats, skeys.int())
     assert u.dtype == torch.int32 and u.shape == (V,) and s.shape == (V, C)
 
 

@@ -14,7 +14,7 @@ SCHEMAS = {
     "cumsum": "fastscan::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
     "logcumsumexp": "fastscan::logcumsumexp(Tensor self, int dim) -> Tensor",
     "segment_sum": "fastscan::segment_sum(Tensor feats, Tensor keys) -> "
-                   "(Tensor unique_keys, Tensor sums, Tensor num_segments)",
+                   "(Tensor sums, Tensor unique_keys, Tensor num_segments)",
     "bev_pool": "fastscan::bev_pool(Tensor feats, Tensor keys, int num_cells) -> Tensor",
 }
 DIFFERENTIABLE = ["cummax", "cummin", "cumsum", "logcumsumexp", "segment_sum", "segmented_cumsum", "voxel_sum",
