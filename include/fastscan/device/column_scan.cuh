@@ -367,14 +367,17 @@ struct column_tile {
   FASTSCAN_DEVICE void chained_prefix(const tile_state<acc_t>& state, int per_warp, int first_col, int c) {
     acc_t* const total = totals();
     const bool first_tile = t.k == 0;
+    const bool complete = first_tile || fold_is_complete<Problem>(total[c]);
     if (lane < per_warp) {
-      state.publish(tile, total[c], first_tile ? tile_prefix : tile_aggregate, tile_cols, c);
+      state.publish(tile, total[c], complete ? tile_prefix : tile_aggregate, tile_cols, c);
     }
     if (!first_tile) {
       const acc_t before = state.template exclusive_prefix<Policy::exact, typename Policy::lookback_policy>(
           tile, prob.op, p.chains, per_warp, tile_cols, first_col);
       if (lane < per_warp) {
-        state.publish(tile, prob.op(before, total[c]), tile_prefix, tile_cols, c);
+        if (!complete) {
+          state.publish(tile, prob.op(before, total[c]), tile_prefix, tile_cols, c);
+        }
         total[c] = before;
       }
     }

@@ -33,32 +33,34 @@ struct row_scan_params {
 };
 
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
-//! precedes its first element (none when the tile starts at a row head).
-template <bool Exact, class Lookback, class Acc, class Op>
+//! precedes its first element (none when the tile starts at a row head). A total that holds a head
+//! (a row's, or a segment's by the problem) is the tile's prefix as it is, published at once.
+template <bool Exact, class Lookback, class Problem>
 struct row_tile_prefix {
-  tile_state<Acc> state;
+  using acc_t = typename Problem::acc_t;
+  tile_state<acc_t> state;
   std::int64_t tile;
   bool starts_at_head;
   bool enabled;
-  Op op;
+  typename Problem::op_t op;
 
-  FASTSCAN_DEVICE bool operator()(const flagged<Acc>& total, flagged<Acc>& prefix) const {
+  FASTSCAN_DEVICE bool operator()(const flagged<acc_t>& total, flagged<acc_t>& prefix) const {
     if (!enabled) {
       return false;
     }
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    const bool complete = total.head || starts_at_head;
+    const bool complete = total.head || starts_at_head || fold_is_complete<Problem>(total.value);
     if (lane == 0) {
       state.publish(tile, total.value, complete ? tile_prefix : tile_aggregate);
     }
     if (starts_at_head) {
       return false;
     }
-    const Acc before = state.template exclusive_prefix<Exact, Lookback>(tile, op);
-    if (lane == 0 && !total.head) {
+    const acc_t before = state.template exclusive_prefix<Exact, Lookback>(tile, op);
+    if (lane == 0 && !complete) {
       state.publish(tile, op(before, total.value), tile_prefix);
     }
-    prefix = flagged<Acc>{before, false};
+    prefix = flagged<acc_t>{before, false};
     return true;
   }
 };
@@ -343,7 +345,7 @@ struct row_tile {
   FASTSCAN_DEVICE void scan() {
     const segmented_op<op_t> seg{prob.op};
     block_scan<item_t> block(smem, static_cast<int>(blockDim.x), 1);
-    row_tile_prefix<Policy::exact, typename Policy::lookback_policy, acc_t, op_t> hook{
+    row_tile_prefix<Policy::exact, typename Policy::lookback_policy, Problem> hook{
         {static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns},
         tile,
         heads.starts_segment(tile_base),

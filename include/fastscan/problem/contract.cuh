@@ -18,7 +18,10 @@
 //!   them for a problem with one output array;
 //! - optionally `static constexpr bool side_is_row_index` (the side output is the row where the
 //!   running accumulator was taken: device/row_codes.cuh) and `unit_sums` with `unit_total` /
-//!   `scan_unit` (whole 16-byte units of 1-byte sums, problem/sum.cuh).
+//!   `scan_unit` (whole 16-byte units of 1-byte sums, problem/sum.cuh), and `static bool
+//!   complete(const acc_t& fold)`: the fold depends on nothing before it (it holds a segment
+//!   head), so a tile whose total is complete publishes it as its prefix at once and look-backs
+//!   stop there.
 #pragma once
 
 #include <fastscan/detail/numeric.cuh>
@@ -26,6 +29,7 @@
 #include <fastscan/ops/segmented.cuh>
 
 #include <type_traits>
+#include <utility>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
@@ -65,6 +69,21 @@ template <class Problem, class = void>
 struct has_unit_sums : std::false_type {};
 template <class Problem>
 struct has_unit_sums<Problem, std::enable_if_t<Problem::unit_sums>> : std::true_type {};
+
+//! Whether a fold needs no predecessor (`complete`); problems without segments never say so.
+template <class Problem, class = void>
+struct has_complete_folds : std::false_type {};
+template <class Problem>
+struct has_complete_folds<Problem, std::void_t<decltype(Problem::complete(std::declval<const typename Problem::acc_t&>()))>>
+    : std::true_type {};
+template <class Problem>
+FASTSCAN_DEVICE bool fold_is_complete(const typename Problem::acc_t& fold) {
+  if constexpr (has_complete_folds<Problem>::value) {
+    return Problem::complete(fold);
+  } else {
+    return false;
+  }
+}
 
 //! Whether the look-back may fold a problem's predecessors in any order.
 template <class Problem>

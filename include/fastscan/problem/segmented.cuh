@@ -43,6 +43,15 @@ struct keyed_problem
   FASTSCAN_DEVICE acc_t lift(const input_t& x, std::int64_t row) const {
     return {convert_to<A>(x), static_cast<H>(keys.head(row))};
   }
+  //! With flag heads a fold that holds a head is the same whatever comes before it (the operator
+  //! restarts there, bit for bit); a count of heads always depends on the heads before.
+  static FASTSCAN_DEVICE bool complete(const acc_t& fold) {
+    if constexpr (std::is_same_v<H, bool>) {
+      return fold.head;
+    } else {
+      return false;
+    }
+  }
   FASTSCAN_DEVICE output_t output(const acc_t& inclusive, const acc_t&, bool) const {
     if constexpr (std::is_same_v<H, bool>) {
       return inclusive.value;
