@@ -70,24 +70,16 @@ FASTSCAN_KERNEL void sort_input_kernel(const Key* keys, Key* keys_out, std::int6
   }
 }
 
-//! out[perm[j], c] = sums[segment of j, c]: each sorted row finds its segment among the sorted
-//! unique keys (binary search over *num_segments of them) and copies its total, one warp a row.
-template <class Key, class Acc>
-FASTSCAN_KERNEL void scatter_totals_kernel(const Key* sorted_keys, const std::int64_t* perm, const Key* unique_keys,
-                                           const std::int64_t* num_segments, const Acc* sums, Acc* out, std::int64_t S,
-                                           std::int64_t C) {
+//! out[perm[j], c] = sums[segment of j, c], the segment numbered by `numbers` (1, 2, ...), one
+//! warp a row.
+template <class Acc>
+FASTSCAN_KERNEL void scatter_totals_kernel(const std::int64_t* numbers, const std::int64_t* perm, const Acc* sums, Acc* out,
+                                           std::int64_t S, std::int64_t C) {
   const std::int64_t warps = std::int64_t{gridDim.x} * (blockDim.x / 32);
   const int lane = static_cast<int>(threadIdx.x) & 31;
   for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x / 32} + threadIdx.x / 32; j < S; j += warps) {
-    const Key key = sorted_keys[j];
-    std::int64_t lo = 0, hi = *num_segments;
-    while (lo < hi) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (unique_keys[mid] < key) lo = mid + 1;
-      else hi = mid;
-    }
-    const Acc* const from = sums + lo * C;
-    Acc* const to = out + perm[j] * C;
+    const Acc* const from = sums + (__ldg(numbers + j) - 1) * C;
+    Acc* const to = out + __ldg(perm + j) * C;
     for (std::int64_t c = lane; c < C; c += 32) to[c] = from[c];
   }
 }
@@ -111,18 +103,6 @@ inline unsigned elementwise_blocks(std::int64_t n, int threads) {
   const std::int64_t blocks = (n + threads - 1) / threads;
   return static_cast<unsigned>(blocks < 132 * 32 ? (blocks > 0 ? blocks : 1) : 132 * 32);
 }
-
-//! Carves 256-byte aligned pieces out of temp storage (a null base only adds up the sizes).
-struct temp_carver {
-  unsigned char* base;
-  std::size_t used = 0;
-  template <class T>
-  T* take(std::size_t count) {
-    T* const at = base ? reinterpret_cast<T*>(base + used) : nullptr;
-    used += (count * sizeof(T) + 255) / 256 * 256;
-    return at;
-  }
-};
 
 //! The bits a radix sort of keys in [0, cells] needs.
 inline int key_bits(std::int64_t cells) {
@@ -193,9 +173,9 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<
   }
   const detail::divisor by_c(C);
   const detail::permuted_rows<T> in{feats, plan.perm, C, by_c};
-  const detail::run_totals<Acc, Key, Acc> out{grid, nullptr, nullptr, {plan.sorted_keys, plan.S}, C, by_c, plan.num_cells};
-  return detail::keyed_scan<detail::caller_temp, detail::permuted_rows<T>, Key, Acc, std::int64_t>(
-      {d_temp, temp_bytes}, in, plan.sorted_keys, out, sum_op{}, plan.S, C, true, stream);
+  const detail::run_totals<Acc, Key, Acc> out{grid, nullptr, nullptr, nullptr, {plan.sorted_keys, plan.S}, C, by_c, plan.num_cells};
+  return detail::keyed_scan<detail::caller_temp, detail::permuted_rows<T>, Key, Acc>({d_temp, temp_bytes}, in, plan.sorted_keys,
+                                                                                    out, sum_op{}, plan.S, C, true, stream);
 }
 
 //! Pools from unsorted keys: grid[k, c] = sum of feats[i, c] over the points with keys[i] == k;
@@ -243,60 +223,51 @@ cudaError_t bev_pool_backward(void* d_temp, std::size_t& temp_bytes, const Acc* 
 namespace detail {
 
 //! voxel_sum's passes and its temp storage: the sort (keys and point indices, then CUB's temp),
-//! the segment sums in sorted order ([S, C] at most), and the segment scan's tile state.
+//! the segments' numbers and sums in sorted order ([S, C] at most), and the scans' temp storage.
 template <class T, class Key, class Acc>
 struct voxel_sum_passes {
+  using totals_t = run_totals<Acc, Key, Acc>;
   Key* sorted;
   std::int64_t* perm;
   Key* keys_in;
   std::int64_t* index;
-  Key* unique;
+  std::int64_t* numbers;
   Acc* sums;
-  std::int64_t* count;
-  std::size_t sort_bytes = 0, sum_bytes = 0, bytes = 0;
-  void* sort_temp = nullptr;
-  void* sum_temp = nullptr;
-  std::int64_t S, C;
+  std::size_t sort_bytes = 0, bytes = 0;
+  numbered_runs<permuted_rows<T>, Key, Acc, totals_t> runs;
 
-  voxel_sum_passes(void* d_temp, std::int64_t S_, std::int64_t C_) : S(S_), C(C_) {
+  voxel_sum_passes(void* d_temp, std::int64_t S, std::int64_t C) : runs{S, C} {
     temp_carver t{static_cast<unsigned char*>(d_temp)};
     sorted = t.take<Key>(S);
     perm = t.take<std::int64_t>(S);
     keys_in = t.take<Key>(S);
     index = t.take<std::int64_t>(S);
-    unique = t.take<Key>(S);
+    numbers = t.take<std::int64_t>(S);
     sums = t.take<Acc>(static_cast<std::size_t>(S * C));
-    count = t.take<std::int64_t>(1);
     bytes = t.used;
   }
-  run_totals<Acc, Key, Acc> totals() const {
-    return {sums, unique, count, {sorted, S}, C, divisor(C > 0 ? C : 1), 0};
-  }
-  permuted_rows<T> rows(const T* feats) const { return {feats, perm, C, divisor(C > 0 ? C : 1)}; }
+  divisor by_channels() const { return divisor(runs.C > 0 ? runs.C : 1); }
+  totals_t totals() const { return {sums, nullptr, nullptr, numbers, {sorted, runs.S}, runs.C, by_channels()}; }
+  permuted_rows<T> rows(const T* feats) const { return {feats, perm, runs.C, by_channels()}; }
   cudaError_t sort(void* temp, cudaStream_t stream) {
-    return cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
+    return cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys_in, sorted, index, perm, runs.S, 0,
                                            static_cast<int>(sizeof(Key) * 8), stream);
   }
-  cudaError_t sum(void* temp, const T* feats, cudaStream_t stream) {
-    return keyed_scan<caller_temp, permuted_rows<T>, Key, Acc, std::int64_t>({temp, sum_bytes}, rows(feats), sorted,
-                                                                             totals(), sum_op{}, S, C, true, stream);
-  }
-  //! Sizes the sort's and the scan's temp storage after the arrays.
+  //! Sizes the sort's and the scans' temp storage after the arrays (one region: they run in turn).
   cudaError_t size(const T* feats, cudaStream_t stream) {
     cudaError_t err = sort(nullptr, stream);
-    if (err == cudaSuccess) err = sum(nullptr, feats, stream);
-    bytes += (sort_bytes + 255) / 256 * 256 + sum_bytes;
+    if (err == cudaSuccess) err = runs.size(rows(feats), sorted, totals(), stream);
+    bytes += std::max(sort_bytes, runs.scan_bytes());
     return err;
   }
   cudaError_t run(unsigned char* base, const T* feats, const Key* keys, Acc* out, cudaStream_t stream) {
-    sort_temp = base + (bytes - sum_bytes - (sort_bytes + 255) / 256 * 256);
-    sum_temp = base + (bytes - sum_bytes);
-    sort_input_kernel<<<elementwise_blocks(S, 256), 256, 0, stream>>>(keys, keys_in, index, S, std::int64_t{0});
+    void* const temp = base + (bytes - std::max(sort_bytes, runs.scan_bytes()));
+    sort_input_kernel<<<elementwise_blocks(runs.S, 256), 256, 0, stream>>>(keys, keys_in, index, runs.S, std::int64_t{0});
     cudaError_t err = cudaPeekAtLastError();
-    if (err == cudaSuccess) err = sort(sort_temp, stream);
-    if (err == cudaSuccess) err = sum(sum_temp, feats, stream);
+    if (err == cudaSuccess) err = sort(temp, stream);
+    if (err == cudaSuccess) err = runs.launch(temp, rows(feats), sorted, numbers, totals(), stream);
     if (err != cudaSuccess) return err;
-    scatter_totals_kernel<<<elementwise_blocks(S * 32, 256), 256, 0, stream>>>(sorted, perm, unique, count, sums, out, S, C);
+    scatter_totals_kernel<<<elementwise_blocks(runs.S * 32, 256), 256, 0, stream>>>(numbers, perm, sums, out, runs.S, runs.C);
     return cudaPeekAtLastError();
   }
 };

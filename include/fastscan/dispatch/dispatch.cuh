@@ -82,8 +82,10 @@ struct problem_kernels {
   static constexpr int column_vec = policy::column_vec(sizeof(input_t));
   //! Rows per thread of the column kernels: the plain one, the wide one (sums formed in place),
   //! and the short one (plans of at most policy::column_short_items rows).
-  static constexpr int column_items = policy::column_items(sizeof(input_t));
-  static constexpr int column_wide_items = policy::column_items(sizeof(input_t), outputs_in_place<Problem>, exact);
+  static constexpr int column_wide_items =
+      has_complete_folds<Problem>::value ? policy::column_items_with_heads(sizeof(input_t), sizeof(acc_t))
+                                         : policy::column_items(sizeof(input_t), outputs_in_place<Problem>, exact);
+  static constexpr int column_items = std::min(policy::column_items(sizeof(input_t)), column_wide_items);
   static constexpr int column_small_items = std::min(policy::column_short_items, column_items);
   static_assert(policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) >= column_items ||
                     policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) <= column_small_items,
@@ -95,7 +97,8 @@ struct problem_kernels {
   template <int Items>
   using row_policy = policy::row_kernel<Items, exact, rows_in_place<Problem>, sizeof(input_t), sizeof(acc_t)>;
   template <int Items>
-  using column_policy = policy::column_kernel<Items, column_vec, exact, sizeof(input_t), sizeof(acc_t)>;
+  using column_policy =
+      policy::column_kernel<Items, column_vec, exact, sizeof(input_t), sizeof(acc_t), has_sparse_outputs<Problem>::value>;
 
   static constexpr std::size_t row_slice_bytes() {
     if constexpr (row_kernel) {
@@ -319,6 +322,21 @@ cudaError_t run(stream_temp, const Problem& prob, Shape3 shape, cudaStream_t str
     }
   }
   return err;
+}
+
+//! A two-phase call `call(d_temp, temp_bytes)` made once with stream-ordered temp storage.
+template <class TwoPhase>
+cudaError_t with_stream_temp(TwoPhase&& call, cudaStream_t stream) {
+  std::size_t bytes = 0;
+  cudaError_t err = call(nullptr, bytes);
+  void* d_temp = nullptr;
+  if (err == cudaSuccess) err = cudaMallocAsync(&d_temp, bytes, stream);
+  if (err != cudaSuccess) {
+    return err;
+  }
+  err = call(d_temp, bytes);
+  const cudaError_t free_err = cudaFreeAsync(d_temp, stream);
+  return err == cudaSuccess ? free_err : err;
 }
 
 }  // namespace detail

@@ -85,6 +85,12 @@ constexpr int column_items(std::size_t in_bytes, bool in_place = false, bool exa
   const bool wide = in_place && (exact ? in_bytes >= 4 && 16 % in_bytes == 0 : in_bytes == 4);
   return in_bytes > 16 ? 4 : (wide ? 16 : 8);
 }
+//! Rows of a problem whose accumulator carries a segment head beside each channel (keyed scans):
+//! 4 when a thread's row of accumulators passes 32 bytes (8 half channels and their heads spill
+//! 740 B at 8 rows under the two-block register cap), else the plain kernel's 8.
+constexpr int column_items_with_heads(std::size_t in_bytes, std::size_t acc_bytes) {
+  return static_cast<std::size_t>(column_vec(in_bytes)) * acc_bytes > 32 ? 4 : column_items(in_bytes);
+}
 //! Latency-bound column plans: 4 rows for (value, index) of 8-byte inputs (faster than 8 there).
 constexpr int column_items_latency(std::size_t in_bytes, std::size_t acc_bytes) {
   return in_bytes >= 8 && acc_bytes >= 16 ? 4 : column_items(in_bytes);

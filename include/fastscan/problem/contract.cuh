@@ -70,6 +70,13 @@ struct has_unit_sums : std::false_type {};
 template <class Problem>
 struct has_unit_sums<Problem, std::enable_if_t<Problem::unit_sums>> : std::true_type {};
 
+//! Problems that write few of their outputs (`static constexpr bool sparse_outputs`: a segment's
+//! total at its last row), so the kernels store each as it is formed rather than buffer them.
+template <class Problem, class = void>
+struct has_sparse_outputs : std::false_type {};
+template <class Problem>
+struct has_sparse_outputs<Problem, std::enable_if_t<Problem::sparse_outputs>> : std::true_type {};
+
 //! Whether a fold needs no predecessor (`complete`); problems without segments never say so.
 template <class Problem, class = void>
 struct has_complete_folds : std::false_type {};

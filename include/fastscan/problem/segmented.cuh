@@ -23,61 +23,78 @@ struct row_keys {
   FASTSCAN_DEVICE bool last(std::int64_t row) const { return row + 1 == rows || !(at(row + 1) == at(row)); }
 };
 
-//! A scan of [rows, channels] along the rows, restarting at each new key. H = bool: a segmented
-//! scan, the output is each element's fold; an integer H: the fold also counts the segments, and
-//! the output iterator (run_totals) takes the whole fold.
-template <class InIt, class Key, class A, class H, class Op, class OutIt>
+//! The head flags of sorted keys as a random-access input of 0 / 1: their inclusive sum numbers
+//! each row's segment 1, 2, ... (an exact scan over the keys alone, 8 bytes a row).
+template <class Key>
+struct head_flags {
+  using value_type = std::int64_t;
+  using difference_type = std::int64_t;
+  using pointer = const std::int64_t*;
+  using reference = std::int64_t;
+  using iterator_category = std::random_access_iterator_tag;
+  row_keys<Key> keys;
+  std::int64_t pos = 0;
+  FASTSCAN_DEVICE std::int64_t operator[](std::int64_t n) const { return keys.head(pos + n) ? 1 : 0; }
+  FASTSCAN_DEVICE std::int64_t operator*() const { return (*this)[0]; }
+  FASTSCAN_DEVICE head_flags operator+(std::int64_t n) const {
+    head_flags r = *this;
+    r.pos += n;
+    return r;
+  }
+};
+
+//! Output iterators that take each element's whole fold (value and head) rather than its value.
+template <class OutIt>
+struct takes_folds : std::false_type {};
+
+//! A scan of [rows, channels] along the rows, restarting at each new key: each element's output
+//! is its fold's value (or the whole fold, for an output that takes folds: run_totals).
+template <class InIt, class Key, class A, class Op, class OutIt>
 struct keyed_problem
-    : one_output<keyed_problem<InIt, Key, A, H, Op, OutIt>, std::conditional_t<std::is_same_v<H, bool>, A, flagged<A, H>>> {
+    : one_output<keyed_problem<InIt, Key, A, Op, OutIt>, std::conditional_t<takes_folds<OutIt>::value, flagged<A>, A>> {
   using input_t = typename std::iterator_traits<InIt>::value_type;
-  using acc_t = flagged<A, H>;
+  using acc_t = flagged<A>;
   using op_t = segmented_op<Op>;
-  using output_t = std::conditional_t<std::is_same_v<H, bool>, A, acc_t>;
+  using output_t = std::conditional_t<takes_folds<OutIt>::value, acc_t, A>;
   using side_t = void;
+  static constexpr bool sparse_outputs = takes_folds<OutIt>::value;
   InIt in;
   OutIt out;
   row_keys<Key> keys;
   op_t op;
 
   //! (The kernels pass the row along the scanned axis; a keyed problem has one segment array.)
-  FASTSCAN_DEVICE acc_t lift(const input_t& x, std::int64_t row) const {
-    return {convert_to<A>(x), static_cast<H>(keys.head(row))};
-  }
-  //! With flag heads a fold that holds a head is the same whatever comes before it (the operator
-  //! restarts there, bit for bit); a count of heads always depends on the heads before.
-  static FASTSCAN_DEVICE bool complete(const acc_t& fold) {
-    if constexpr (std::is_same_v<H, bool>) {
-      return fold.head;
-    } else {
-      return false;
-    }
-  }
+  FASTSCAN_DEVICE acc_t lift(const input_t& x, std::int64_t row) const { return {convert_to<A>(x), keys.head(row)}; }
+  //! A fold that holds a head is the same whatever comes before it (the operator restarts there,
+  //! bit for bit), so a tile whose total holds one is its own prefix.
+  static FASTSCAN_DEVICE bool complete(const acc_t& fold) { return fold.head; }
   FASTSCAN_DEVICE output_t output(const acc_t& inclusive, const acc_t&, bool) const {
-    if constexpr (std::is_same_v<H, bool>) {
-      return inclusive.value;
-    } else {
+    if constexpr (takes_folds<OutIt>::value) {
       return inclusive;
+    } else {
+      return inclusive.value;
     }
   }
 };
 
 //! Output iterator of segment sums over [rows, channels]: the fold at the last row of a segment
-//! (its count of heads numbers the segment) goes to sums[segment, channel], the segment's key to
-//! unique_keys[segment] and the last row's count to *num_segments; other elements write nothing.
-//! With cells > 0 the sums go to the row of the key instead (a dense grid: bev_pool), keys outside
-//! [0, cells) are dropped, and there are no unique keys or count.
+//! goes to sums[segment, channel], numbered by `numbers` (the inclusive count of segment heads at
+//! each row, head_flags), the segment's key to unique_keys[segment] and the last row's count to
+//! *num_segments (both skipped when unique_keys is null); other elements write nothing. With cells > 0 the sums go to the row of the key
+//! instead (a dense grid: bev_pool, no numbers), and keys outside [0, cells) are dropped.
 template <class A, class Key, class Out>
 struct run_totals {
   Out* sums;
   Key* unique_keys;
   std::int64_t* num_segments;
+  const std::int64_t* numbers;
   row_keys<Key> keys;
   std::int64_t channels;
   divisor by_channels;
   std::int64_t cells = 0;
   std::int64_t pos = 0;
 
-  using fold_t = flagged<A, std::int64_t>;
+  using fold_t = flagged<A>;
   struct slot {
     const run_totals* to;
     std::int64_t flat;
@@ -106,7 +123,7 @@ struct run_totals {
     if (!keys.last(row)) {
       return;
     }
-    const std::int64_t to = destination(row, col, src[0].head);
+    const std::int64_t to = destination(row, col);
     if (to < 0) {
       return;
     }
@@ -119,19 +136,19 @@ struct run_totals {
   }
   //! Where the segment ending at `row` writes channel `col` (its row of the grid, or its number),
   //! recording its key and the count; -1 for keys outside the grid.
-  FASTSCAN_DEVICE std::int64_t destination(std::int64_t row, std::int64_t col, std::int64_t heads) const {
+  FASTSCAN_DEVICE std::int64_t destination(std::int64_t row, std::int64_t col) const {
     const Key key = keys.at(row);
     if (cells > 0) {
       return key >= 0 && static_cast<std::int64_t>(key) < cells ? static_cast<std::int64_t>(key) * channels + col : -1;
     }
-    const std::int64_t segment = heads - 1;
-    if (col == 0) {
-      unique_keys[segment] = key;
+    const std::int64_t number = __ldg(numbers + row);
+    if (col == 0 && unique_keys != nullptr) {
+      unique_keys[number - 1] = key;
       if (row + 1 == keys.rows) {
-        *num_segments = heads;
+        *num_segments = number;
       }
     }
-    return segment * channels + col;
+    return (number - 1) * channels + col;
   }
   FASTSCAN_DEVICE run_totals operator+(std::int64_t n) const {
     run_totals r = *this;
@@ -141,6 +158,8 @@ struct run_totals {
   FASTSCAN_DEVICE slot operator[](std::int64_t n) const { return {this, pos + n}; }
   FASTSCAN_DEVICE slot operator*() const { return {this, pos}; }
 };
+template <class A, class Key, class Out>
+struct takes_folds<run_totals<A, Key, Out>> : std::true_type {};
 
 }  // namespace detail
 FASTSCAN_NAMESPACE_END
