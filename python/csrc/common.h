@@ -40,6 +40,17 @@ inline std::string dtype_name(at::ScalarType t) {
   }
 }
 
+// Shapes and counts in messages are formatted here and passed as strings: an extension built by
+// another compiler than torch's may carry its own copy of the stream inserters of integers, whose
+// locale facets torch's streams lack (on the H200 machine, streaming a shape segfaulted).
+inline std::string shape_str(at::IntArrayRef sizes) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    s += (i > 0 ? ", " : "") + std::to_string(sizes[i]);
+  }
+  return s + "]";
+}
+
 inline void check_cuda(const at::Tensor& t, const char* op, const char* what) {
   TORCH_CHECK(t.is_cuda(), op, ": expected CUDA tensors, got ", what, " on ", t.device(),
               " (fastscan runs on CUDA only; use torch's own operator on other devices)");

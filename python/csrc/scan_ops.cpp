@@ -117,8 +117,8 @@ Tensor cummaxmin_backward_cuda(const Tensor& grad, const Tensor& indices, int64_
   check_float_dtype(grad.scalar_type(), op);
   TORCH_CHECK(indices.scalar_type() == at::kLong, op, ": indices must be torch.int64, got ",
               dtype_name(indices.scalar_type()));
-  TORCH_CHECK(grad.sizes() == indices.sizes(), op, ": grad and indices must have one shape, got ", grad.sizes(),
-              " and ", indices.sizes());
+  TORCH_CHECK(grad.sizes() == indices.sizes(), op, ": grad and indices must have one shape, got ",
+              shape_str(grad.sizes()), " and ", shape_str(indices.sizes()));
   const int64_t d = wrap_dim(grad, dim);
   const c10::cuda::CUDAGuard guard(grad.device());
   const Tensor g = grad.contiguous();

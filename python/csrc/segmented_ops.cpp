@@ -22,8 +22,8 @@ void check_feature_dtype(at::ScalarType t, const char* op, const char* what) {
 at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
 
 void check_keys(const Tensor& keys, int64_t S, const char* op) {
-  TORCH_CHECK(keys.dim() == 1 && keys.size(0) == S, op, ": keys must be 1-D with ", S,
-              " entries (one per feature row), got shape ", keys.sizes());
+  TORCH_CHECK(keys.dim() == 1 && keys.size(0) == S, op, ": keys must be 1-D with ", std::to_string(S),
+              " entries (one per feature row), got shape ", shape_str(keys.sizes()));
   TORCH_CHECK(keys.scalar_type() == at::kLong || keys.scalar_type() == at::kInt, op,
               ": keys must be torch.int32 or torch.int64, got ", dtype_name(keys.scalar_type()));
 }
@@ -39,7 +39,7 @@ void check_rows(const Tensor& feats, const Tensor& keys, const char* op) {
   check_cuda(feats, op, "feats");
   check_cuda(keys, op, "keys");
   check_same_device(feats, keys, op, "keys");
-  TORCH_CHECK(feats.dim() == 2, op, ": feats must be 2-D [S, C], got shape ", feats.sizes());
+  TORCH_CHECK(feats.dim() == 2, op, ": feats must be 2-D [S, C], got shape ", shape_str(feats.sizes()));
   check_feature_dtype(feats.scalar_type(), op, "feats");
   check_keys(keys, feats.size(0), op);
 }
@@ -55,7 +55,7 @@ std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const T
   const char* op = "fastscan.segment_sum";
   check_rows(feats, keys, op);
   TORCH_CHECK(feats.size(1) > 0 || feats.size(0) == 0, op, ": feats must have at least one channel, got shape ",
-              feats.sizes());
+              shape_str(feats.sizes()));
   const c10::cuda::CUDAGuard guard(feats.device());
   const Rows r = rows_of(feats, keys);
   const auto acc = acc_type(feats.scalar_type());
@@ -114,7 +114,7 @@ Tensor voxel_sum_cuda(const Tensor& feats, const Tensor& keys) {
 
 Tensor bev_pool_cuda(const Tensor& feats, const Tensor& keys, int64_t num_cells) {
   const char* op = "fastscan.bev_pool";
-  TORCH_CHECK(num_cells > 0, op, ": num_cells must be positive, got ", num_cells);
+  TORCH_CHECK(num_cells > 0, op, ": num_cells must be positive, got ", std::to_string(num_cells));
   check_rows(feats, keys, op);
   const c10::cuda::CUDAGuard guard(feats.device());
   const Rows r = rows_of(feats, keys);
@@ -142,7 +142,7 @@ Tensor bev_pool_backward_cuda(const Tensor& grad_grid, const Tensor& keys, at::S
   check_same_device(grad_grid, keys, op, "keys");
   check_feature_dtype(dtype, op, "feature");
   TORCH_CHECK(grad_grid.dim() == 2 && grad_grid.size(0) > 0, op,
-              ": grad_grid must be 2-D [num_cells, C] with num_cells > 0, got shape ", grad_grid.sizes());
+              ": grad_grid must be 2-D [num_cells, C] with num_cells > 0, got shape ", shape_str(grad_grid.sizes()));
   TORCH_CHECK(grad_grid.scalar_type() == acc_type(dtype), op, ": grad_grid must be ", dtype_name(acc_type(dtype)),
               " for features of ", dtype_name(dtype), ", got ", dtype_name(grad_grid.scalar_type()));
   check_keys(keys, keys.dim() == 1 ? keys.size(0) : -1, op);
