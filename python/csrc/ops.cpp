@@ -1,7 +1,6 @@
 // The operator schemas (no CUDA here), a CPU kernel that rejects CPU tensors clearly, and the
-// empty Python module whose import loads this library.
-#include <Python.h>
-
+// Python module whose import loads this library: it also holds direct calls of the hot operators.
+#include <torch/extension.h>
 #include <torch/library.h>
 
 TORCH_LIBRARY(fastscan, m) {
@@ -43,11 +42,36 @@ TORCH_LIBRARY_IMPL(fastscan, CPU, m) {
   }
 }
 
-extern "C" {
-// `import fastscan._C` loads this shared object, which runs the registrations above.
-PyObject* PyInit__C(void) {
-  static PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", "fastscan's torch operators (torch.ops.fastscan)", -1,
-                               nullptr};
-  return PyModule_Create(&module);
+namespace {
+
+// The operators called through the dispatcher from C++: the same kernels (autograd included) as
+// torch.ops.fastscan.*, without the Python-side schema matching and boxing of a torch.ops call,
+// which cost more host time than the library call itself. The Python wrappers use them outside
+// torch.compile's tracing.
+template <class Sig>
+c10::TypedOperatorHandle<Sig> typed_op(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Sig>();
 }
+using PairSig = std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, int64_t);
+
+std::tuple<at::Tensor, at::Tensor> cummax_call(const at::Tensor& x, int64_t dim) {
+  static const auto op = typed_op<PairSig>("fastscan::cummax");
+  return op.call(x, dim);
+}
+std::tuple<at::Tensor, at::Tensor> cummin_call(const at::Tensor& x, int64_t dim) {
+  static const auto op = typed_op<PairSig>("fastscan::cummin");
+  return op.call(x, dim);
+}
+at::Tensor cumsum_call(const at::Tensor& x, int64_t dim) {
+  static const auto op = typed_op<at::Tensor(const at::Tensor&, int64_t, std::optional<at::ScalarType>)>("fastscan::cumsum");
+  return op.call(x, dim, std::nullopt);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "fastscan's torch operators (torch.ops.fastscan) and direct calls of the hot ones";
+  m.def("cummax", &cummax_call);
+  m.def("cummin", &cummin_call);
+  m.def("cumsum", &cumsum_call);
 }

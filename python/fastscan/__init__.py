@@ -8,7 +8,7 @@ from collections import namedtuple
 import torch
 
 try:
-    from . import _C  # noqa: F401  (loading it registers the operators)
+    from . import _C  # (loading it registers the operators)
 except ImportError as e:  # e.g. the source folder python/fastscan shadowing the installed package
     raise ImportError("fastscan._C, the compiled operators, is not next to this fastscan package "
                       f"({__path__[0]}): pip install --no-build-isolation ./python and import it from outside "
@@ -28,18 +28,29 @@ _ops = torch.ops.fastscan
 SegmentSum = namedtuple("SegmentSum", ["sums", "unique_keys", "num_segments"])
 
 
+# Eager calls of the hot operators go through _C's direct calls (the same dispatcher kernels,
+# less host time per call); torch.compile traces the torch.ops form.
+_tracing = torch.compiler.is_compiling
+
+
 def cummax(input, dim):
     """torch.cummax: (values, indices) as torch.return_types.cummax; the last index among ties."""
-    return torch.return_types.cummax(_ops.cummax.default(input, dim))
+    if _tracing():
+        return torch.return_types.cummax(_ops.cummax.default(input, dim))
+    return torch.return_types.cummax(_C.cummax(input, dim))
 
 
 def cummin(input, dim):
     """torch.cummin: (values, indices) as torch.return_types.cummin; the last index among ties."""
-    return torch.return_types.cummin(_ops.cummin.default(input, dim))
+    if _tracing():
+        return torch.return_types.cummin(_ops.cummin.default(input, dim))
+    return torch.return_types.cummin(_C.cummin(input, dim))
 
 
 def cumsum(input, dim, *, dtype=None):
     """torch.cumsum: integer and bool inputs give int64 unless dtype says otherwise."""
+    if dtype is None and not _tracing():
+        return _C.cumsum(input, dim)
     return _ops.cumsum.default(input, dim, dtype=dtype)
 
 

@@ -165,6 +165,7 @@ struct column_tile {
   bool fast = false;   //!< whole, and every column of the warp has a prefix
   int wy = 0;  //!< warp row
   int yl = 0;  //!< thread row within the warp
+  std::uint32_t heads = 0;  //!< bit i: the thread's row i starts a segment (problems with row heads)
 
   FASTSCAN_DEVICE column_tile(const Problem& prob_, const column_scan_params& p_, std::int64_t tile_, unsigned char* smem_,
                               lanes& l)
@@ -187,6 +188,9 @@ struct column_tile {
   FASTSCAN_DEVICE void run() {
     prefetch_ahead();
     load();
+    if constexpr (has_row_heads<Problem>::value) {
+      heads = prob.template row_heads<ITEMS>(t.row0, t.nrows);
+    }
     reduce();
     scan_down();
     look_back();
@@ -276,6 +280,16 @@ struct column_tile {
     }
   }
 
+  //! Row i's element as an accumulator: by the row's head bit (read once per row) for problems
+  //! with row heads, else by its position.
+  FASTSCAN_DEVICE acc_t lift_at(const input_t& x, int i) const {
+    if constexpr (has_row_heads<Problem>::value) {
+      return prob.lift_head(x, (heads >> i) & 1u);
+    } else {
+      return prob.lift(x, t.row0 + i);
+    }
+  }
+
   //! Each column's fold over the thread's rows; warps whose threads have every row and column skip
   //! the checks (the choice is the warp's, so it takes one path).
   FASTSCAN_DEVICE void reduce() {
@@ -285,7 +299,7 @@ struct column_tile {
       for (int i = 0; i < ITEMS; ++i) {
 #pragma unroll
         for (int v = 0; v < VEC; ++v) {
-          const acc_t e = prob.lift(items[i * VEC + v], t.row0 + i);
+          const acc_t e = lift_at(items[i * VEC + v], i);
           total[v] = i == 0 ? e : prob.op(total[v], e);
         }
       }
@@ -297,7 +311,7 @@ struct column_tile {
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         if (i < t.nrows && v < t.ncols) {
-          const acc_t e = prob.lift(rows[i * rp + v], t.row0 + i);
+          const acc_t e = lift_at(rows[i * rp + v], i);
           total[v] = i == 0 ? e : prob.op(total[v], e);
         }
       }
@@ -434,7 +448,7 @@ struct column_tile {
   //! `previous`). Fast: the row and column are in range and the column has a prefix.
   template <bool Fast>
   FASTSCAN_DEVICE bool advance(int i, int v, acc_t& previous) {
-    const acc_t e = prob.lift(Fast ? items[i * VEC + v] : rows[i * rp + v], t.row0 + i);
+    const acc_t e = lift_at(Fast ? items[i * VEC + v] : rows[i * rp + v], i);
     previous = running[v];
     const bool had = Fast || has_running[v];
     running[v] = had ? prob.op(running[v], e) : e;

@@ -77,6 +77,15 @@ struct has_sparse_outputs : std::false_type {};
 template <class Problem>
 struct has_sparse_outputs<Problem, std::enable_if_t<Problem::sparse_outputs>> : std::true_type {};
 
+//! Problems whose elements of one row share a segment head (`row_heads<N>(row0, n)`: the heads of
+//! rows row0 .. row0 + n - 1 as bits, and `lift_head(x, head)`), which the column kernel reads
+//! once per row rather than once per element.
+template <class Problem, class = void>
+struct has_row_heads : std::false_type {};
+template <class Problem>
+struct has_row_heads<Problem, std::void_t<decltype(std::declval<const Problem&>().lift_head(
+                                  std::declval<const typename Problem::input_t&>(), true))>> : std::true_type {};
+
 //! Whether a fold needs no predecessor (`complete`); problems without segments never say so.
 template <class Problem, class = void>
 struct has_complete_folds : std::false_type {};

@@ -65,6 +65,23 @@ struct keyed_problem
 
   //! (The kernels pass the row along the scanned axis; a keyed problem has one segment array.)
   FASTSCAN_DEVICE acc_t lift(const input_t& x, std::int64_t row) const { return {convert_to<A>(x), keys.head(row)}; }
+  FASTSCAN_DEVICE acc_t lift_head(const input_t& x, bool head) const { return {convert_to<A>(x), head}; }
+  //! The heads of rows row0 .. row0 + n - 1 (n <= N <= 32) as bits, each key loaded once.
+  template <int N>
+  FASTSCAN_DEVICE std::uint32_t row_heads(std::int64_t row0, std::int64_t n) const {
+    static_assert(N <= 32, "one bit a row");
+    std::uint32_t bits = 0;
+    Key previous = row0 > 0 && n > 0 ? keys.at(row0 - 1) : Key{};
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if (i < n) {
+        const Key key = keys.at(row0 + i);
+        bits |= static_cast<std::uint32_t>(key_starts_segment(key, previous, row0 + i == 0)) << i;
+        previous = key;
+      }
+    }
+    return bits;
+  }
   //! A fold that holds a head is the same whatever comes before it (the operator restarts there,
   //! bit for bit), so a tile whose total holds one is its own prefix.
   static FASTSCAN_DEVICE bool complete(const acc_t& fold) { return fold.head; }
