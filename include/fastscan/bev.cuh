@@ -3,8 +3,8 @@
 //! voxel_sum, bev_pool, bev_pool_backward, and a pooling plan that sorts the keys once for many
 //! frames of features. The keys are sorted with CUB's radix sort (key and point index, stable,
 //! only the bits the grid needs); the features are then read in sorted order through the
-//! permutation and summed per run by the segmented scan (segmented.cuh): summed, never subtracted,
-//! in an order fixed by the input, so every result is bitwise the same run to run.
+//! permutation and summed per run (device/run_sums.cuh): summed, never subtracted, in an order
+//! fixed by the shape, so every result is bitwise the same run to run.
 #pragma once
 
 #include <fastscan/segmented.cuh>
@@ -15,49 +15,6 @@
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
-
-//! Rows of [S, C] features read in the order of a permutation of the rows.
-template <class T>
-struct permuted_rows {
-  using value_type = T;
-  using difference_type = std::int64_t;
-  using pointer = const T*;
-  using reference = T;
-  using iterator_category = std::random_access_iterator_tag;
-  const T* feats;
-  const std::int64_t* perm;
-  std::int64_t channels;
-  divisor by_channels;
-  std::int64_t pos = 0;
-  FASTSCAN_DEVICE T operator[](std::int64_t n) const {
-    const std::int64_t flat = pos + n;
-    const std::int64_t row = by_channels.div(flat);
-    return feats[__ldg(perm + row) * channels + (flat - row * channels)];
-  }
-  FASTSCAN_DEVICE T operator*() const { return (*this)[0]; }
-  //! A run within one row is read from that row after one lookup, as vectors where aligned.
-  template <int N>
-  FASTSCAN_DEVICE void read_run(T (&dst)[N], int count) const {
-    if (count <= 0) {
-      return;  // (past the last row: no permutation entry to read)
-    }
-    const std::int64_t row = by_channels.div(pos);
-    const std::int64_t col = pos - row * channels;
-    if (col + count <= channels) {
-      load_plain_run<N>(feats + __ldg(perm + row) * channels + col, dst, count);
-      return;
-    }
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-      if (i < count) dst[i] = (*this)[i];
-    }
-  }
-  FASTSCAN_DEVICE permuted_rows operator+(std::int64_t n) const {
-    permuted_rows r = *this;
-    r.pos += n;
-    return r;
-  }
-};
 
 //! Sort input: each point's key (keys outside [0, cells) become `cells` when cells > 0, so that
 //! they sort last and are dropped) and its index.
@@ -167,15 +124,23 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<
   if (C <= 0 || (d_temp != nullptr && !pointers_valid)) {  // (a size query needs no pointers)
     return cudaErrorInvalidValue;
   }
-  if (d_temp != nullptr) {
-    const cudaError_t err = cudaMemsetAsync(grid, 0, static_cast<std::size_t>(plan.num_cells * C) * sizeof(Acc), stream);
-    if (err != cudaSuccess) return err;
+  const auto pool = [&](unsigned char* base, bool launch, std::size_t& used) {
+    detail::temp_carver t{base};
+    const cudaError_t err = detail::sum_runs<T>(t, launch, detail::feature_rows<T>{feats, plan.perm, C}, plan.sorted_keys,
+                                                detail::runs_to_cells<Key>{plan.sorted_keys, plan.num_cells}, grid, plan.S, C,
+                                                stream);
+    used = t.used;
+    return err;
+  };
+  std::size_t bytes = 0;
+  cudaError_t err = pool(nullptr, false, bytes);
+  if (err != cudaSuccess || d_temp == nullptr) {
+    temp_bytes = std::max<std::size_t>(bytes, 1);
+    return err;
   }
-  const detail::divisor by_c(C);
-  const detail::permuted_rows<T> in{feats, plan.perm, C, by_c};
-  const detail::run_totals<Acc, Key, Acc> out{grid, nullptr, nullptr, nullptr, {plan.sorted_keys, plan.S}, C, by_c, plan.num_cells};
-  return detail::keyed_scan<detail::caller_temp, detail::permuted_rows<T>, Key, Acc>({d_temp, temp_bytes}, in, plan.sorted_keys,
-                                                                                    out, sum_op{}, plan.S, C, true, stream);
+  if (temp_bytes < bytes) return cudaErrorInvalidValue;
+  err = cudaMemsetAsync(grid, 0, static_cast<std::size_t>(plan.num_cells * C) * sizeof(Acc), stream);
+  return err == cudaSuccess ? pool(static_cast<unsigned char*>(d_temp), true, bytes) : err;
 }
 
 //! Pools from unsorted keys: grid[k, c] = sum of feats[i, c] over the points with keys[i] == k;
@@ -222,55 +187,43 @@ cudaError_t bev_pool_backward(void* d_temp, std::size_t& temp_bytes, const Acc* 
 
 namespace detail {
 
-//! voxel_sum's passes and its temp storage: the sort (keys and point indices, then CUB's temp),
-//! the segments' numbers and sums in sorted order ([S, C] at most), and the scans' temp storage.
+//! voxel_sum's passes over its temp storage: the sort (keys and point indices, CUB's temp), the
+//! segments' numbers and sums in sorted order ([S, C] at most), then each point's sum scattered
+//! back. `launch` false only sizes them (the same pieces are carved either way).
 template <class T, class Key, class Acc>
-struct voxel_sum_passes {
-  using totals_t = run_totals<Acc, Key, Acc>;
-  Key* sorted;
-  std::int64_t* perm;
-  Key* keys_in;
-  std::int64_t* index;
-  std::int64_t* numbers;
-  Acc* sums;
-  std::size_t sort_bytes = 0, bytes = 0;
-  numbered_runs<permuted_rows<T>, Key, Acc, totals_t> runs;
-
-  voxel_sum_passes(void* d_temp, std::int64_t S, std::int64_t C) : runs{S, C} {
-    temp_carver t{static_cast<unsigned char*>(d_temp)};
-    sorted = t.take<Key>(S);
-    perm = t.take<std::int64_t>(S);
-    keys_in = t.take<Key>(S);
-    index = t.take<std::int64_t>(S);
-    numbers = t.take<std::int64_t>(S);
-    sums = t.take<Acc>(static_cast<std::size_t>(S * C));
-    bytes = t.used;
+cudaError_t voxel_sum_passes(unsigned char* base, bool launch, std::size_t& used, const T* feats, const Key* keys, Acc* out,
+                             std::int64_t S, std::int64_t C, cudaStream_t stream) {
+  temp_carver t{base};
+  Key* const sorted = t.take<Key>(S);
+  std::int64_t* const perm = t.take<std::int64_t>(S);
+  Key* const keys_in = t.take<Key>(S);
+  std::int64_t* const index = t.take<std::int64_t>(S);
+  std::int64_t* const numbers = t.take<std::int64_t>(S);
+  Acc* const sums = t.take<Acc>(static_cast<std::size_t>(S * C));
+  std::size_t sort_bytes = 0;
+  cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in, sorted, index, perm, S, 0,
+                                                    static_cast<int>(sizeof(Key) * 8), stream);
+  void* const sort_temp = t.take<unsigned char>(sort_bytes);
+  if (err == cudaSuccess && launch) {
+    sort_input_kernel<<<elementwise_blocks(S, 256), 256, 0, stream>>>(keys, keys_in, index, S, std::int64_t{0});
+    err = cudaPeekAtLastError();
+    if (err == cudaSuccess) {
+      err = cub::DeviceRadixSort::SortPairs(sort_temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
+                                            static_cast<int>(sizeof(Key) * 8), stream);
+    }
   }
-  divisor by_channels() const { return divisor(runs.C > 0 ? runs.C : 1); }
-  totals_t totals() const { return {sums, nullptr, nullptr, numbers, {sorted, runs.S}, runs.C, by_channels()}; }
-  permuted_rows<T> rows(const T* feats) const { return {feats, perm, runs.C, by_channels()}; }
-  cudaError_t sort(void* temp, cudaStream_t stream) {
-    return cub::DeviceRadixSort::SortPairs(temp, sort_bytes, keys_in, sorted, index, perm, runs.S, 0,
-                                           static_cast<int>(sizeof(Key) * 8), stream);
+  if (err == cudaSuccess) err = number_segments(t, launch, sorted, numbers, S, stream);
+  if (err == cudaSuccess) {
+    err = sum_runs<T>(t, launch, feature_rows<T>{feats, perm, C}, sorted, runs_to_numbers<Key>{sorted, numbers, nullptr}, sums, S,
+                      C, stream);
   }
-  //! Sizes the sort's and the scans' temp storage after the arrays (one region: they run in turn).
-  cudaError_t size(const T* feats, cudaStream_t stream) {
-    cudaError_t err = sort(nullptr, stream);
-    if (err == cudaSuccess) err = runs.size(rows(feats), sorted, totals(), stream);
-    bytes += std::max(sort_bytes, runs.scan_bytes());
-    return err;
+  if (err == cudaSuccess && launch) {
+    scatter_totals_kernel<<<elementwise_blocks(S * 32, 256), 256, 0, stream>>>(numbers, perm, sums, out, S, C);
+    err = cudaPeekAtLastError();
   }
-  cudaError_t run(unsigned char* base, const T* feats, const Key* keys, Acc* out, cudaStream_t stream) {
-    void* const temp = base + (bytes - std::max(sort_bytes, runs.scan_bytes()));
-    sort_input_kernel<<<elementwise_blocks(runs.S, 256), 256, 0, stream>>>(keys, keys_in, index, runs.S, std::int64_t{0});
-    cudaError_t err = cudaPeekAtLastError();
-    if (err == cudaSuccess) err = sort(temp, stream);
-    if (err == cudaSuccess) err = runs.launch(temp, rows(feats), sorted, numbers, totals(), stream);
-    if (err != cudaSuccess) return err;
-    scatter_totals_kernel<<<elementwise_blocks(runs.S * 32, 256), 256, 0, stream>>>(numbers, perm, sums, out, runs.S, runs.C);
-    return cudaPeekAtLastError();
-  }
-};
+  used = t.used;
+  return err;
+}
 
 }  // namespace detail
 
@@ -284,15 +237,17 @@ cudaError_t voxel_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, con
   if (S < 0 || C < 0 || (S > 0 && (C == 0 || feats == nullptr || keys == nullptr || out == nullptr))) {
     return cudaErrorInvalidValue;
   }
-  detail::voxel_sum_passes<T, Key, Acc> passes(d_temp, S, C);
-  const cudaError_t err = passes.size(feats, stream);
+  std::size_t bytes = 0;
+  const cudaError_t err = detail::voxel_sum_passes<T, Key, Acc>(nullptr, false, bytes, feats, keys, out, S, C, stream);
   if (err != cudaSuccess) return err;
   if (d_temp == nullptr) {
-    temp_bytes = passes.bytes > 0 ? passes.bytes : 1;
+    temp_bytes = bytes > 0 ? bytes : 1;
     return cudaSuccess;
   }
-  if (temp_bytes < passes.bytes) return cudaErrorInvalidValue;
-  return S == 0 ? cudaSuccess : passes.run(static_cast<unsigned char*>(d_temp), feats, keys, out, stream);
+  if (temp_bytes < bytes) return cudaErrorInvalidValue;
+  return S == 0 ? cudaSuccess
+                : detail::voxel_sum_passes<T, Key, Acc>(static_cast<unsigned char*>(d_temp), true, bytes, feats, keys, out, S, C,
+                                                        stream);
 }
 
 FASTSCAN_NAMESPACE_END

@@ -1,11 +1,14 @@
 //! \file segmented.cuh
 //! Scans and sums over runs of equal keys in [S, C] feature rows: segmented_cumsum,
-//! segmented_inclusive_scan, segment_sum. Row i starts a segment when keys[i] != keys[i - 1]; the
-//! heads are read from the keys as the rows are loaded (no flag array), on the same kernels and
-//! look-back as every other scan, with segments crossing tiles and blocks. Sorted keys make every
-//! key one segment; unsorted keys are well defined too (each run of equal keys is a segment).
+//! segmented_inclusive_scan, segment_sum. Row i starts a segment when keys[i] != keys[i - 1]. The
+//! scans read the heads from the keys as the rows are loaded (no flag array), on the same kernels
+//! and look-back as every other scan, with segments crossing tiles and blocks; segment_sum, a
+//! reduction, numbers the segments with an exact scan of the heads and sums each run's rows in
+//! order (device/run_sums.cuh). Sorted keys make every key one segment; unsorted keys are well
+//! defined too (each run of equal keys is a segment).
 #pragma once
 
+#include <fastscan/device/run_sums.cuh>
 #include <fastscan/dispatch/dispatch.cuh>
 #include <fastscan/problem/generic.cuh>
 #include <fastscan/problem/segmented.cuh>
@@ -53,37 +56,50 @@ struct temp_carver {
   }
 };
 
-//! Sums per run of sorted rows, in two passes sharing one scan's temp storage: the segments are
-//! numbered by an exact scan of the keys' head flags (`numbers`, S int64), then the feature scan
-//! with flag heads (whose look-backs stop at the first tile holding a head) writes each run's
-//! total through `totals` (run_totals, which reads the numbers).
-template <class InIt, class Key, class Acc, class Totals>
-struct numbered_runs {
-  using sum_problem = keyed_problem<InIt, Key, Acc, sum_op, Totals>;
-  using number_problem = generic_problem<head_flags<Key>, std::int64_t*, sum_op>;
-  std::int64_t S, C;
-  std::size_t number_bytes = 0, sum_bytes = 0;
+//! Columns a run-sum thread sums: one 16-byte group (one element above 16 bytes).
+template <class T>
+constexpr int run_sum_vec = sizeof(T) >= 16 ? 1 : static_cast<int>(16 / sizeof(T));
 
-  number_problem numbering(const Key* keys, std::int64_t* numbers) const {
-    return {{}, head_flags<Key>{row_keys<Key>{keys, S}}, numbers, sum_op{}};
+//! Sums each run of equal keys of [S, C] rows (device/run_sums.cuh) into `out` through `to`;
+//! carves its partial sums from `t` and launches only when `launch` (the same carving sizes it).
+template <class T, class Acc, class Key, class To>
+cudaError_t sum_runs(temp_carver& t, bool launch, feature_rows<T> rows, const Key* keys, To to, Acc* out, std::int64_t S,
+                     std::int64_t C, cudaStream_t stream) {
+  constexpr int V = run_sum_vec<T>;
+  const std::int64_t groups = (C + V - 1) / V;
+  const std::int64_t range_rows = run_sum_rows(S, groups);
+  const std::int64_t ranges = (S + range_rows - 1) / range_rows;
+  const run_partials<Acc> parts{t.take<Acc>(static_cast<std::size_t>(ranges * C)), t.take<Acc>(static_cast<std::size_t>(ranges * C)),
+                                t.take<std::int64_t>(static_cast<std::size_t>(ranges)),
+                                t.take<unsigned char>(static_cast<std::size_t>(ranges))};
+  if (!launch || S == 0) {
+    return cudaSuccess;
   }
-  sum_problem sums(InIt in, const Key* keys, const Totals& totals) const {
-    return {{}, in, totals, row_keys<Key>{keys, S}, segmented_op<sum_op>{}};
+  const run_sum_pass<feature_rows<T>, Key, To, Acc> pass{rows, keys, to, out, parts, S, C, range_rows, ranges, groups};
+  const std::int64_t blocks = (ranges * groups + 255) / 256;
+  run_sums_kernel<V, T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(pass);
+  cudaError_t err = cudaPeekAtLastError();
+  if (err == cudaSuccess && ranges > 1) {
+    run_tails_kernel<V><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(pass);
+    err = cudaPeekAtLastError();
   }
-  //! The scans' temp storage (both run on one stream, so they share it).
-  cudaError_t size(InIt in, const Key* keys, const Totals& totals, cudaStream_t stream) {
-    cudaError_t err = run(caller_temp{nullptr, number_bytes}, numbering(keys, nullptr), Shape3{1, S, 1}, stream, true);
-    if (err == cudaSuccess) err = run(caller_temp{nullptr, sum_bytes}, sums(in, keys, totals), segment_shape(S, C), stream, true);
-    return err;
+  return err;
+}
+
+//! The segments of sorted keys numbered 1, 2, ... at each row (`numbers`): an exact scan of the
+//! keys' head flags, 8 bytes a row beside the features. Sizes its scan's temp when !launch.
+template <class Key>
+cudaError_t number_segments(temp_carver& t, bool launch, const Key* keys, std::int64_t* numbers, std::int64_t S,
+                            cudaStream_t stream) {
+  const generic_problem<head_flags<Key>, std::int64_t*, sum_op> numbering{{}, head_flags<Key>{row_keys<Key>{keys, S}}, numbers, sum_op{}};
+  std::size_t bytes = 0;
+  cudaError_t err = run(caller_temp{nullptr, bytes}, numbering, Shape3{1, S, 1}, stream, true);
+  void* const temp = t.take<unsigned char>(bytes);
+  if (err == cudaSuccess && launch && S > 0) {
+    err = run(caller_temp{temp, bytes}, numbering, Shape3{1, S, 1}, stream, true);
   }
-  std::size_t scan_bytes() const { return std::max(number_bytes, sum_bytes); }
-  cudaError_t launch(void* scan_temp, InIt in, const Key* keys, std::int64_t* numbers, const Totals& totals,
-                     cudaStream_t stream) {
-    cudaError_t err = run(caller_temp{scan_temp, number_bytes}, numbering(keys, numbers), Shape3{1, S, 1}, stream, true);
-    if (err == cudaSuccess) err = run(caller_temp{scan_temp, sum_bytes}, sums(in, keys, totals), segment_shape(S, C), stream, true);
-    return err;
-  }
-};
+  return err;
+}
 
 template <class T, class Key, class Acc>
 cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Key* unique_keys,
@@ -93,27 +109,35 @@ cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, c
   if (!segment_args_valid(S, C, valid) || (d_temp != nullptr && num_segments == nullptr)) {
     return cudaErrorInvalidValue;
   }
-  temp_carver t{static_cast<unsigned char*>(d_temp)};
-  std::int64_t* const numbers = t.take<std::int64_t>(static_cast<std::size_t>(S));
-  using totals_t = run_totals<Acc, Key, Acc>;
-  const totals_t totals{sums, unique_keys, num_segments, numbers, {keys, S}, C, divisor(C > 0 ? C : 1)};
-  numbered_runs<const T*, Key, Acc, totals_t> runs{S, C};
-  const cudaError_t err = runs.size(feats, keys, totals, stream);
-  const std::size_t bytes = t.used + runs.scan_bytes();
+  // The passes carve the same pieces when sizing (null base) and when launching.
+  const auto passes = [&](unsigned char* base, bool launch, std::size_t& used) {
+    temp_carver t{base};
+    std::int64_t* const numbers = t.take<std::int64_t>(static_cast<std::size_t>(S));
+    cudaError_t err = number_segments(t, launch, keys, numbers, S, stream);
+    if (err == cudaSuccess) {
+      err = sum_runs<T>(t, launch, feature_rows<T>{feats, nullptr, C}, keys, runs_to_numbers<Key>{keys, numbers, unique_keys},
+                        sums, S, C, stream);
+    }
+    if (err == cudaSuccess && launch) {
+      err = S == 0 ? cudaMemsetAsync(num_segments, 0, sizeof(std::int64_t), stream)  // no rows: no segments
+                   : cudaMemcpyAsync(num_segments, numbers + S - 1, sizeof(std::int64_t), cudaMemcpyDeviceToDevice, stream);
+    }
+    used = t.used;
+    return err;
+  };
+  std::size_t bytes = 0;
+  const cudaError_t err = passes(nullptr, false, bytes);
   if (err != cudaSuccess) {
     return err;
   }
   if (d_temp == nullptr) {
-    temp_bytes = bytes;
+    temp_bytes = std::max<std::size_t>(bytes, 1);
     return cudaSuccess;
   }
   if (temp_bytes < bytes) {
     return cudaErrorInvalidValue;
   }
-  if (S == 0) {
-    return cudaMemsetAsync(num_segments, 0, sizeof(std::int64_t), stream);  // no rows: no segments
-  }
-  return runs.launch(static_cast<unsigned char*>(d_temp) + t.used, feats, keys, numbers, totals, stream);
+  return passes(static_cast<unsigned char*>(d_temp), true, bytes);
 }
 
 }  // namespace detail

@@ -454,3 +454,20 @@ TEST_CASE("small column scans find every prefix within one look-back window", "[
     }
   }
 }
+
+TEST_CASE("run sums cut the rows into ranges for their thread budget, the shortest that fit", "[host][plan]") {
+  using fastscan::detail::run_sum_rows;
+  namespace policy = fastscan::policy;
+  for (const std::int64_t S : {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{33}, std::int64_t{70001},
+                               std::int64_t{1} << 23, (std::int64_t{1} << 31) + 5}) {
+    for (const std::int64_t groups : {1, 3, 16, 128, 1 << 20}) {
+      const std::int64_t rows = run_sum_rows(S, groups);
+      const std::int64_t ranges = (S + rows - 1) / rows;
+      const std::int64_t budget = std::max<std::int64_t>(1, policy::run_sum_threads / groups);
+      CAPTURE(S, groups, rows);
+      REQUIRE(rows >= policy::run_sum_min_rows);
+      REQUIRE(ranges <= budget);                                             // within the thread budget
+      REQUIRE((rows == policy::run_sum_min_rows || (rows - 1) * budget < S));  // and no longer than needed
+    }
+  }
+}

@@ -97,8 +97,7 @@ struct problem_kernels {
   template <int Items>
   using row_policy = policy::row_kernel<Items, exact, rows_in_place<Problem>, sizeof(input_t), sizeof(acc_t)>;
   template <int Items>
-  using column_policy =
-      policy::column_kernel<Items, column_vec, exact, sizeof(input_t), sizeof(acc_t), has_sparse_outputs<Problem>::value>;
+  using column_policy = policy::column_kernel<Items, column_vec, exact, sizeof(input_t), sizeof(acc_t)>;
 
   static constexpr std::size_t row_slice_bytes() {
     if constexpr (row_kernel) {

@@ -28,7 +28,7 @@ struct row_kernel {
 };
 
 //! A column kernel: rows and columns per thread, launch bounds, and its compile-time paths.
-template <int Items, int Vec, bool Exact, std::size_t InBytes, std::size_t AccBytes, bool SparseOutputs = false>
+template <int Items, int Vec, bool Exact, std::size_t InBytes, std::size_t AccBytes>
 struct column_kernel {
   static constexpr int items = Items;
   static constexpr int vec = Vec;
@@ -38,9 +38,8 @@ struct column_kernel {
   //! Short kernels: checked loops only, one tile loop for both tile-order modes.
   static constexpr bool checked_only = Items <= column_short_items;
   static constexpr std::size_t stage_rows_below_bytes = column_stage_rows_below_bytes;
-  //! Each row of outputs is stored as soon as it is formed (no output buffer in registers); so are
-  //! outputs of which few are written (a segment's total at its last row).
-  static constexpr bool stream_outputs = AccBytes >= column_stream_min_acc_bytes || SparseOutputs;
+  //! Each row of outputs is stored as soon as it is formed (no output buffer in registers).
+  static constexpr bool stream_outputs = AccBytes >= column_stream_min_acc_bytes;
   using lookback_policy = lookback;
 };
 

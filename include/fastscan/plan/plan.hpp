@@ -311,6 +311,13 @@ inline void plan_launch(plan& p, const device_limits& dev) {
   }
 }
 
+//! Rows per range of the run sums over S rows of `groups` column groups: enough ranges for
+//! policy::run_sum_threads threads, at least policy::run_sum_min_rows rows each.
+inline std::int64_t run_sum_rows(std::int64_t S, std::int64_t groups) {
+  const std::int64_t ranges_wanted = std::max<std::int64_t>(1, policy::run_sum_threads / std::max<std::int64_t>(groups, 1));
+  return std::max(policy::run_sum_min_rows, (S + ranges_wanted - 1) / ranges_wanted);
+}
+
 //! Solves the launch configuration of a scan along `len` of `shape`: the row kernel for inner == 1
 //! (inputs it takes), else the column kernel.
 inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {

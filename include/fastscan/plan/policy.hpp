@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #ifndef FASTSCAN_NAMESPACE
 #define FASTSCAN_NAMESPACE fastscan
@@ -148,6 +149,13 @@ constexpr long long column_grouped_lookback_max_chains = 1;
 
 //! Dynamic shared memory a plan may use without opting in.
 constexpr std::size_t smem_budget = 48 * 1024;
+
+// Run sums (segment sums, BEV pooling; device/run_sums.cuh).
+//! Threads the run sums aim for: a few waves of an H200 (132 SMs x 2048), and fixed, so the rows
+//! of each range, and with them the grouping of every sum, depend on the shape alone.
+constexpr std::int64_t run_sum_threads = std::int64_t{1} << 19;
+//! Fewest rows a range sums (fewer ranges to finish crossing runs through).
+constexpr std::int64_t run_sum_min_rows = 32;
 
 }  // namespace policy
 }  // namespace FASTSCAN_NAMESPACE

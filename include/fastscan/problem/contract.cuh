@@ -70,13 +70,6 @@ struct has_unit_sums : std::false_type {};
 template <class Problem>
 struct has_unit_sums<Problem, std::enable_if_t<Problem::unit_sums>> : std::true_type {};
 
-//! Problems that write few of their outputs (`static constexpr bool sparse_outputs`: a segment's
-//! total at its last row), so the kernels store each as it is formed rather than buffer them.
-template <class Problem, class = void>
-struct has_sparse_outputs : std::false_type {};
-template <class Problem>
-struct has_sparse_outputs<Problem, std::enable_if_t<Problem::sparse_outputs>> : std::true_type {};
-
 //! Problems whose elements of one row share a segment head (`row_heads<N>(row0, n)`: the heads of
 //! rows row0 .. row0 + n - 1 as bits, and `lift_head(x, head)`), which the column kernel reads
 //! once per row rather than once per element.

@@ -1,0 +1,188 @@
+//! \file run_sums.cuh
+//! Sums of runs of equal keys over [S, C] rows (segment sums, BEV pooling). A reduction needs no
+//! scan network: each thread sums one 16-byte group of columns down a range of rows, in row
+//! order, and writes every run that ends inside its range. A run that crosses ranges is finished
+//! by the thread that holds its head, which adds the following ranges' leading partial sums in
+//! order (run_tails_kernel). The ranges depend only on S and C (plan::run_sum_rows), so every sum
+//! is grouped the same way on every run and every GPU.
+#pragma once
+
+#include <fastscan/detail/numeric.cuh>
+#include <fastscan/detail/vector_io.cuh>
+#include <fastscan/ops/segmented.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace detail {
+
+//! Where each range's partial sums wait for the thread that finishes their run: per range and
+//! column, the sum of the rows before its first head (`lead`, the whole range when it has none)
+//! and of its last run (`tail`, when that run goes on past the range); per range, the head row of
+//! that pending last run (-1 when the range's last run ended in it) and whether it holds a head.
+template <class Acc>
+struct run_partials {
+  Acc* lead;
+  Acc* tail;
+  std::int64_t* tail_head;
+  unsigned char* has_head;
+};
+
+//! The rows and the ranges of a run-sum pass: `rows` reads row r (a pointer to its C elements),
+//! `to` says where the run headed at row h goes (run_destination).
+template <class Rows, class Key, class To, class Acc>
+struct run_sum_pass {
+  Rows rows;
+  const Key* keys;
+  To to;
+  Acc* out;                  //!< [destinations, C]
+  run_partials<Acc> parts;
+  std::int64_t S, C;
+  std::int64_t range_rows;   //!< rows per range
+  std::int64_t ranges;
+  std::int64_t groups;       //!< column groups of V columns
+};
+
+//! Rows a run-sum thread loads before summing them (their loads in flight together).
+constexpr int run_sum_batch = 8;
+
+//! Each thread: one column group down one range of rows.
+template <int V, class T, class Pass>
+FASTSCAN_KERNEL void run_sums_kernel(Pass pass) {
+  using Acc = std::remove_pointer_t<decltype(pass.out)>;
+  const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (t >= pass.ranges * pass.groups) {
+    return;
+  }
+  const std::int64_t r = t / pass.groups;
+  const std::int64_t col = (t - r * pass.groups) * V;
+  const int n = static_cast<int>(pass.C - col < V ? pass.C - col : V);
+  const std::int64_t row0 = r * pass.range_rows;
+  const std::int64_t row1 = row0 + pass.range_rows < pass.S ? row0 + pass.range_rows : pass.S;
+  using key_t = std::remove_cv_t<std::remove_reference_t<decltype(*pass.keys)>>;
+  Acc acc[V] = {};
+  key_t previous = row0 > 0 ? __ldg(pass.keys + row0 - 1) : key_t{};
+  std::int64_t head = -1;  // the head row of the run being summed (-1: still the range's lead)
+  constexpr int U = run_sum_batch;
+  for (std::int64_t first = row0; first < row1; first += U) {
+    key_t keys[U];
+    T x[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (first + u < row1) {
+        keys[u] = __ldg(pass.keys + first + u);
+        load_plain_run<V>(pass.rows(first + u) + col, x[u], n);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const std::int64_t row = first + u;
+      if (row < row1) {
+        const bool starts = key_starts_segment(keys[u], previous, row == 0);
+        previous = keys[u];
+        if (starts) {
+          if (head >= 0) {
+            pass.to.write(pass.out, pass.C, head, col, acc, n);
+          } else if (row > row0) {
+            store_plain_run<V>(pass.parts.lead + r * pass.C + col, acc, n);
+          }
+          head = row;
+        }
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          const Acc a = convert_to<Acc>(x[u][v]);
+          acc[v] = starts ? a : acc[v] + a;
+        }
+      }
+    }
+  }
+  const bool any_head = head >= 0;
+  if (!any_head) {
+    store_plain_run<V>(pass.parts.lead + r * pass.C + col, acc, n);
+  } else if (row1 == pass.S || !(__ldg(pass.keys + row1) == previous)) {
+    pass.to.write(pass.out, pass.C, head, col, acc, n);
+    head = -1;
+  } else {
+    store_plain_run<V>(pass.parts.tail + r * pass.C + col, acc, n);
+  }
+  if (col == 0) {
+    pass.parts.tail_head[r] = head;
+    pass.parts.has_head[r] = any_head;
+  }
+}
+
+//! Finishes each pending run: its tail, then the leads of the ranges after it up to the first
+//! that holds a head (the run ends there), in order.
+template <int V, class Pass>
+FASTSCAN_KERNEL void run_tails_kernel(Pass pass) {
+  using Acc = std::remove_pointer_t<decltype(pass.out)>;
+  const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (t >= pass.ranges * pass.groups) {
+    return;
+  }
+  const std::int64_t r = t / pass.groups;
+  const std::int64_t head = pass.parts.tail_head[r];
+  if (head < 0) {
+    return;
+  }
+  const std::int64_t col = (t - r * pass.groups) * V;
+  const int n = static_cast<int>(pass.C - col < V ? pass.C - col : V);
+  Acc acc[V];
+  Acc more[V];
+  load_plain_run<V>(pass.parts.tail + r * pass.C + col, acc, n);
+  for (std::int64_t k = r + 1; k < pass.ranges; ++k) {
+    load_plain_run<V>(pass.parts.lead + k * pass.C + col, more, n);
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      acc[v] = acc[v] + more[v];
+    }
+    if (pass.parts.has_head[k]) {
+      break;
+    }
+  }
+  pass.to.write(pass.out, pass.C, head, col, acc, n);
+}
+
+//! Runs into the rows of a dense grid by key; keys outside [0, cells) are dropped.
+template <class Key>
+struct runs_to_cells {
+  const Key* keys;
+  std::int64_t cells;
+  template <int V, class Acc>
+  FASTSCAN_DEVICE void write(Acc* out, std::int64_t C, std::int64_t head, std::int64_t col, const Acc (&acc)[V], int n) const {
+    const Key key = __ldg(keys + head);
+    if (key >= 0 && static_cast<std::int64_t>(key) < cells) {
+      store_plain_run<V>(out + static_cast<std::int64_t>(key) * C + col, acc, n);
+    }
+  }
+};
+
+//! Runs numbered by `numbers` (the inclusive count of heads at each row): run v goes to row v - 1,
+//! and its key to unique_keys[v - 1] when unique_keys is given.
+template <class Key>
+struct runs_to_numbers {
+  const Key* keys;
+  const std::int64_t* numbers;
+  Key* unique_keys;
+  template <int V, class Acc>
+  FASTSCAN_DEVICE void write(Acc* out, std::int64_t C, std::int64_t head, std::int64_t col, const Acc (&acc)[V], int n) const {
+    const std::int64_t v = __ldg(numbers + head) - 1;
+    if (col == 0 && unique_keys != nullptr) {
+      unique_keys[v] = __ldg(keys + head);
+    }
+    store_plain_run<V>(out + v * C + col, acc, n);
+  }
+};
+
+//! Row r of [S, C] features, in place or through a permutation (rows sorted by key).
+template <class T>
+struct feature_rows {
+  const T* feats;
+  const std::int64_t* perm;  //!< null: row r is feats' row r
+  std::int64_t C;
+  FASTSCAN_DEVICE const T* operator()(std::int64_t r) const { return feats + (perm ? __ldg(perm + r) : r) * C; }
+};
+
+}  // namespace detail
+FASTSCAN_NAMESPACE_END
