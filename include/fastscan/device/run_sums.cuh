@@ -20,14 +20,17 @@ namespace detail {
 //! Where each range's partial sums wait for the thread that finishes their run: per range and
 //! column, the sum of the rows before its first head (`lead`, the whole range when it has none)
 //! and of its last run (`tail`, when that run goes on past the range); per range, the head row of
-//! that pending last run (-1 when the range's last run ended in it) and whether it holds a head.
+//! that pending last run (-1 when the range's last run ended in it) and its heads (range_heads).
 template <class Acc>
 struct run_partials {
   Acc* lead;
   Acc* tail;
   std::int64_t* tail_head;
-  unsigned char* has_head;
+  unsigned char* heads;
 };
+
+//! A range's heads: whether it holds one, and whether its first row is one (then it has no lead).
+enum range_heads : unsigned char { range_has_head = 1, range_starts_with_head = 2 };
 
 //! The rows and the ranges of a run-sum pass: `rows` reads row r (a pointer to its C elements),
 //! `to` says where the run headed at row h goes (run_destination).
@@ -108,12 +111,13 @@ FASTSCAN_KERNEL void run_sums_kernel(Pass pass) {
   }
   if (col == 0) {
     pass.parts.tail_head[r] = head;
-    pass.parts.has_head[r] = any_head;
+    const bool first_is_head = row0 < row1 && key_starts_segment(__ldg(pass.keys + row0), row0 > 0 ? __ldg(pass.keys + row0 - 1) : key_t{}, row0 == 0);
+    pass.parts.heads[r] = static_cast<unsigned char>((any_head ? range_has_head : 0) | (first_is_head ? range_starts_with_head : 0));
   }
 }
 
 //! Finishes each pending run: its tail, then the leads of the ranges after it up to the first
-//! that holds a head (the run ends there), in order.
+//! that holds a head (the run ends there, or just before it when it starts with one), in order.
 template <int V, class Pass>
 FASTSCAN_KERNEL void run_tails_kernel(Pass pass) {
   using Acc = std::remove_pointer_t<decltype(pass.out)>;
@@ -132,12 +136,16 @@ FASTSCAN_KERNEL void run_tails_kernel(Pass pass) {
   Acc more[V];
   load_plain_run<V>(pass.parts.tail + r * pass.C + col, acc, n);
   for (std::int64_t k = r + 1; k < pass.ranges; ++k) {
+    const unsigned heads = pass.parts.heads[k];
+    if (heads & range_starts_with_head) {
+      break;  // (the run ended with the range before)
+    }
     load_plain_run<V>(pass.parts.lead + k * pass.C + col, more, n);
 #pragma unroll
     for (int v = 0; v < V; ++v) {
       acc[v] = acc[v] + more[v];
     }
-    if (pass.parts.has_head[k]) {
+    if (heads & range_has_head) {
       break;
     }
   }

@@ -122,10 +122,12 @@ void check_segments_of(const std::vector<Key>& keys, std::int64_t C, std::uint64
   std::size_t bytes = 0;
   CUDA_REQUIRE(fastscan::segmented_cumsum(nullptr, bytes, d_feats.ptr, d_keys.ptr, d_out.ptr, S, C));
   device_buffer<unsigned char> temp(bytes);
+  temp.poison();  // (no pass may read temp storage it did not write)
   CUDA_REQUIRE(fastscan::segmented_cumsum(temp.ptr, bytes, d_feats.ptr, d_keys.ptr, d_out.ptr, S, C));
   std::size_t sum_bytes = 0;
   CUDA_REQUIRE(fastscan::segment_sum(nullptr, sum_bytes, d_feats.ptr, d_keys.ptr, d_unique.ptr, d_sums.ptr, d_count.ptr, S, C));
   device_buffer<unsigned char> sum_temp(sum_bytes);
+  sum_temp.poison();
   CUDA_REQUIRE(fastscan::segment_sum(sum_temp.ptr, sum_bytes, d_feats.ptr, d_keys.ptr, d_unique.ptr, d_sums.ptr, d_count.ptr, S, C));
   CUDA_REQUIRE(cudaDeviceSynchronize());
 

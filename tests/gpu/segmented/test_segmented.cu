@@ -39,6 +39,25 @@ TEST_CASE("a small segment after a long one keeps its digits", "[gpu][segmented]
   CHECK(std::fabs(sums[0] - 1000.0 * big) / (1000.0 * big) < 1e-6);
 }
 
+TEST_CASE("segment sums of runs that end where a range of summed rows ends, or a row off", "[gpu][segmented]") {
+  // segment_sum sums ranges of rows (fastscan::detail::run_sum_rows) and finishes the runs that
+  // cross them from the ranges' partial sums: runs over several ranges, ending exactly at a
+  // range's end, one row before or after it, and runs of one row at a range's start.
+  const std::int64_t R = fastscan::detail::run_sum_rows(1 << 12, 1);
+  std::vector<std::int64_t> keys;
+  std::int64_t key = -3;
+  for (const std::int64_t length : {3 * R, R, 2 * R - 1, std::int64_t{1}, R + 1, 5 * R, std::int64_t{1}, R - 1, 2 * R,
+                                    std::int64_t{3}, R, 4 * R}) {
+    keys.insert(keys.end(), static_cast<std::size_t>(length), key);
+    key += 2;
+  }
+  for (const std::int64_t C : {1, 3, 4, 64}) {
+    CAPTURE(R, C);
+    check_segments_of<float, std::int64_t, float>(keys, C, 91);
+    check_segments_of<double, std::int64_t, double>(keys, C, 92);
+  }
+}
+
 // (At namespace scope: a kernel instantiated for a type of an unnamed namespace cannot be hidden.)
 struct segmented_max_i64 {
   __host__ __device__ long long operator()(long long a, long long b) const { return a > b ? a : b; }
