@@ -16,6 +16,9 @@
 #   scripts/gpu-check.sh segmented [REGEX]
 #                                       the segmented benchmark (and its CUB 3.6 build, when made)
 #                                       and the table of the segmented issue's targets
+#   scripts/gpu-check.sh fuzz [PLAIN_S [TOOL_S]]
+#                                       the shape fuzzer plain and under four sanitizer tools at
+#                                       once (scripts/fuzz.sh; defaults 600 and 300 s)
 #   scripts/gpu-check.sh all [REGEX]    test, then bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -108,8 +111,11 @@ case "${1:-all}" in
     "$0" test
     "$0" bench "${2:-.}"
     ;;
+  fuzz)
+    BUILD=$build OUT=$out bash scripts/fuzz.sh "${2:-600}" "${3:-300}"
+    ;;
   *)
-    echo "usage: $0 build|deps|test|sanitize|bench [REGEX]|segmented [REGEX]|all [REGEX]" >&2
+    echo "usage: $0 build|deps|test|sanitize|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|all [REGEX]" >&2
     exit 2
     ;;
 esac

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "fuzz.cuh"
 
 namespace fstest {
 
@@ -75,6 +76,26 @@ void check_extreme_shapes() {
         check_extreme<T, std::int32_t>(s, e, tie, seed + 1, seed % 5 == 0);
       }
     }
+  }
+}
+
+//! One random case of cummax / cummin for the shape fuzzer: shape, operator, tie rule, index type,
+//! in place, runtime or compile-time tie (check_extreme).
+template <class T>
+void fuzz_extreme(std::uint64_t seed) {
+  using dispatch = fstest::dispatch_of<fastscan::detail::extreme_problem<T, std::int64_t>>;
+  static const auto tiles = tile_sizes<dispatch>();
+  std::mt19937_64 rng(seed);
+  const auto s = fuzz_shape(rng, tiles.rows, tiles.column_rows);
+  const auto e = rng() % 2 ? fastscan::Extreme::max : fastscan::Extreme::min;
+  const auto tie = rng() % 2 ? fastscan::Tie::last : fastscan::Tie::first;
+  const bool wide_index = rng() % 2 == 0, in_place = rng() % 4 == 0;
+  CAPTURE(type_name<T>(), shape_name(s), e == fastscan::Extreme::min ? "cummin" : "cummax",
+          tie == fastscan::Tie::first ? "first" : "last", wide_index, in_place);
+  if (wide_index) {
+    check_extreme<T, std::int64_t>(s, e, tie, seed, in_place);
+  } else {
+    check_extreme<T, std::int32_t>(s, e, tie, seed, in_place);
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "fuzz.cuh"
 
 #include <algorithm>
 
@@ -203,6 +204,18 @@ inline void check_float_sum_reproducible() {
       }
     }
   }
+}
+
+//! One random case of cumsum / exclusive_cumsum into Out for the shape fuzzer (check_sum).
+template <class T, class Out>
+void fuzz_sum(std::uint64_t seed) {
+  using dispatch = fstest::dispatch_of<typename fastscan::detail::sum_entry<T, Out>::problem>;
+  static const auto tiles = tile_sizes<dispatch>();
+  std::mt19937_64 rng(seed);
+  const auto s = fuzz_shape(rng, tiles.rows, tiles.column_rows);
+  const bool exclusive = rng() % 2 == 0, in_place = rng() % 3 == 0;
+  CAPTURE(type_name<T>(), type_name<Out>(), shape_name(s), exclusive, in_place);
+  check_sum<T, Out>(s, exclusive, seed, in_place);
 }
 
 }  // namespace fstest

@@ -14,3 +14,8 @@ TEMPLATE_TEST_CASE("cumsum into the same type", "[gpu][sum]", __nv_bfloat16) { c
 TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", __nv_bfloat16) {
   check_sum_shapes<TestType, wider_t<TestType>>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_bfloat16{"cummax / cummin bfloat16", &fuzz_extreme<__nv_bfloat16>};
+static const fuzz_registration fuzz_sum_bfloat16{"cumsum bfloat16", &fuzz_sum<__nv_bfloat16, __nv_bfloat16>};
+static const fuzz_registration fuzz_wider_sum_bfloat16{"cumsum bfloat16 into the wider type", &fuzz_sum<__nv_bfloat16, wider_t<__nv_bfloat16>>};

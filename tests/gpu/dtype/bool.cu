@@ -12,3 +12,7 @@ TEMPLATE_TEST_CASE("cummax and cummin match the framework rule on edge shapes", 
 TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", bool) {
   check_sum_shapes<TestType, wider_t<TestType>>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_bool{"cummax / cummin bool", &fuzz_extreme<bool>};
+static const fuzz_registration fuzz_wider_sum_bool{"cumsum bool into the wider type", &fuzz_sum<bool, wider_t<bool>>};

@@ -22,3 +22,8 @@ TEMPLATE_TEST_CASE("ordered column sums look back across tile groups", "[gpu][su
 TEMPLATE_TEST_CASE("cumsum of 1- and 2-byte types on the full-size row plan", "[gpu][sum]", __half) {
   check_full_size_rows<TestType>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_float16{"cummax / cummin float16", &fuzz_extreme<__half>};
+static const fuzz_registration fuzz_sum_float16{"cumsum float16", &fuzz_sum<__half, __half>};
+static const fuzz_registration fuzz_wider_sum_float16{"cumsum float16 into the wider type", &fuzz_sum<__half, wider_t<__half>>};

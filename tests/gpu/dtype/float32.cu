@@ -20,3 +20,7 @@ TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][s
 }
 
 TEST_CASE("float cumsum is bitwise reproducible", "[gpu][sum][determinism]") { check_float_sum_reproducible(); }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_float32{"cummax / cummin float32", &fuzz_extreme<float>};
+static const fuzz_registration fuzz_sum_float32{"cumsum float32", &fuzz_sum<float, float>};

@@ -42,3 +42,7 @@ TEST_CASE("cummax and cummin reproduce the framework examples", "[gpu][extreme]"
   CHECK(std::isnan(values[5]));
   CHECK(std::isnan(values[6]));
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_float64{"cummax / cummin float64", &fuzz_extreme<double>};
+static const fuzz_registration fuzz_sum_float64{"cumsum float64", &fuzz_sum<double, double>};

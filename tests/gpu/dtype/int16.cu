@@ -22,3 +22,8 @@ TEMPLATE_TEST_CASE("cumsum of 1- and 2-byte types on the full-size row plan", "[
 TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][sum]", std::int16_t) {
   check_sum_off_grid<TestType>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_int16{"cummax / cummin int16", &fuzz_extreme<std::int16_t>};
+static const fuzz_registration fuzz_sum_int16{"cumsum int16", &fuzz_sum<std::int16_t, std::int16_t>};
+static const fuzz_registration fuzz_wider_sum_int16{"cumsum int16 into the wider type", &fuzz_sum<std::int16_t, wider_t<std::int16_t>>};

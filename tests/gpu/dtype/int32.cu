@@ -18,3 +18,8 @@ TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", std::
 TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][sum]", std::int32_t) {
   check_sum_off_grid<TestType>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_int32{"cummax / cummin int32", &fuzz_extreme<std::int32_t>};
+static const fuzz_registration fuzz_sum_int32{"cumsum int32", &fuzz_sum<std::int32_t, std::int32_t>};
+static const fuzz_registration fuzz_wider_sum_int32{"cumsum int32 into the wider type", &fuzz_sum<std::int32_t, wider_t<std::int32_t>>};

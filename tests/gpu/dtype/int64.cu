@@ -49,3 +49,7 @@ TEST_CASE("cummax of inputs and outputs off the 16-byte grid", "[gpu][extreme]")
     }
   }
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_int64{"cummax / cummin int64", &fuzz_extreme<std::int64_t>};
+static const fuzz_registration fuzz_sum_int64{"cumsum int64", &fuzz_sum<std::int64_t, std::int64_t>};

@@ -18,3 +18,8 @@ TEMPLATE_TEST_CASE("cumsum into the framework's wider type", "[gpu][sum]", std::
 TEMPLATE_TEST_CASE("cumsum of 1- and 2-byte types on the full-size row plan", "[gpu][sum]", std::int8_t) {
   check_full_size_rows<TestType>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_int8{"cummax / cummin int8", &fuzz_extreme<std::int8_t>};
+static const fuzz_registration fuzz_sum_int8{"cumsum int8", &fuzz_sum<std::int8_t, std::int8_t>};
+static const fuzz_registration fuzz_wider_sum_int8{"cumsum int8 into the wider type", &fuzz_sum<std::int8_t, wider_t<std::int8_t>>};

@@ -22,3 +22,8 @@ TEMPLATE_TEST_CASE("cumsum of 1- and 2-byte types on the full-size row plan", "[
 TEMPLATE_TEST_CASE("cumsum of inputs and outputs off the 16-byte grid", "[gpu][sum]", std::uint8_t) {
   check_sum_off_grid<TestType>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_extreme_uint8{"cummax / cummin uint8", &fuzz_extreme<std::uint8_t>};
+static const fuzz_registration fuzz_sum_uint8{"cumsum uint8", &fuzz_sum<std::uint8_t, std::uint8_t>};
+static const fuzz_registration fuzz_wider_sum_uint8{"cumsum uint8 into the wider type", &fuzz_sum<std::uint8_t, wider_t<std::uint8_t>>};

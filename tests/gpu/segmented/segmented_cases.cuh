@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../common.cuh"
+#include "../fuzz.cuh"
 
 #include <cuda_fp8.h>
 
@@ -198,6 +199,19 @@ void check_segment_patterns(const std::vector<std::pair<std::int64_t, std::int64
       check_segments<T, Key, Acc>(S, C, every, ++seed);
     }
   }
+}
+
+//! One random case of segmented_cumsum and segment_sum for the shape fuzzer: rows S biased to the
+//! edges, C from 1 to 1024, segments of one row, of random lengths, of 4096 rows or one for all.
+template <class T, class Key, class Acc = fastscan::segment_acc_t<T>>
+void fuzz_segments(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  static const std::int64_t widths[] = {1, 2, 3, 4, 7, 16, 64, 80, 1024};
+  const std::int64_t C = widths[rng() % 9];
+  const std::int64_t S = fuzz_extent(rng, 256, std::max<std::int64_t>(1, fuzz_max_numel() / C));
+  static const std::int64_t every[] = {0, 0, 1, 3, 4096, -1};
+  const std::int64_t e = every[rng() % 6];
+  check_segments<T, Key, Acc>(S, C, e < 0 ? std::max<std::int64_t>(S, 1) : e, seed);
 }
 
 }  // namespace fstest

@@ -139,3 +139,20 @@ TEST_CASE("bev_pool with every point outside the grid writes a zero grid", "[gpu
   for (float v : grid) nonzero += v != 0.0f;
   CHECK(nonzero == 0);
 }
+
+//! One random case of bev_pool (both forms), its backward and voxel_sum for the shape fuzzer.
+template <class T, class Key>
+void fuzz_bev(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  static const std::int64_t widths[] = {1, 3, 4, 64, 80};
+  const std::int64_t C = widths[rng() % 5];
+  const std::int64_t S = 1 + fuzz_extent(rng, 256, std::min<std::int64_t>(fuzz_max_numel() / C, 1 << 20));
+  const std::int64_t cells = 1 + fuzz_extent(rng, 1000, 100000);
+  CAPTURE(type_name<T>(), sizeof(Key), S, C, cells, seed);
+  check_bev<T, Key>(S, C, cells, seed);
+}
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_bev_f32_i32{"bev_pool / voxel_sum float32, int32 keys", &fuzz_bev<float, std::int32_t>};
+static const fuzz_registration fuzz_bev_f32_i64{"bev_pool / voxel_sum float32, int64 keys", &fuzz_bev<float, std::int64_t>};
+static const fuzz_registration fuzz_bev_f16_i64{"bev_pool / voxel_sum float16, int64 keys", &fuzz_bev<__half, std::int64_t>};

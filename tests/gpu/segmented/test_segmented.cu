@@ -121,3 +121,6 @@ TEST_CASE("segmented entry points reject bad arguments before any launch", "[hos
 TEST_CASE("unsorted float64 keys over rows narrower than a tile: each run of equal keys is a segment", "[gpu][segmented]") {
   check_unsorted_small<double, std::int64_t>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_seg_f64_i64{"segmented float64, int64 keys", &fuzz_segments<double, std::int64_t>};

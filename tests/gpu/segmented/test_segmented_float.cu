@@ -25,3 +25,7 @@ TEST_CASE("segment sums of float32 and float64 are bitwise the same on every run
 TEST_CASE("unsorted int32 keys over float32 rows narrower than a tile", "[gpu][segmented]") {
   check_unsorted_small<float, std::int32_t>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_seg_f32_i64{"segmented float32, int64 keys", &fuzz_segments<float, std::int64_t>};
+static const fuzz_registration fuzz_seg_f32_i32{"segmented float32, int32 keys", &fuzz_segments<float, std::int32_t>};

@@ -13,3 +13,6 @@ TEST_CASE("segment sums of fp8 are bitwise the same on every run", "[gpu][segmen
 TEST_CASE("unsorted keys over fp8 rows narrower than a tile, one row included", "[gpu][segmented]") {
   check_unsorted_small<__nv_fp8_e4m3, std::int64_t>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_seg_fp8_i64{"segmented fp8 e4m3, int64 keys", &fuzz_segments<__nv_fp8_e4m3, std::int64_t>};

@@ -13,3 +13,6 @@ TEST_CASE("segment sums of float16 are bitwise the same on every run", "[gpu][se
 TEST_CASE("unsorted keys over float16 rows narrower than a tile, one row included", "[gpu][segmented]") {
   check_unsorted_small<__half, std::int64_t>();
 }
+
+// Targets of the shape fuzzer (test_fuzz.cu), run with the kernels this file compiles.
+static const fuzz_registration fuzz_seg_f16_i64{"segmented float16, int64 keys", &fuzz_segments<__half, std::int64_t>};
