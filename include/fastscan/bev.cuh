@@ -27,38 +27,58 @@ FASTSCAN_KERNEL void sort_input_kernel(const Key* keys, Key* keys_out, std::int6
   }
 }
 
-//! out[perm[j], c] = sums[segment of j, c], the segment numbered by `numbers` (1, 2, ...), one
-//! warp a row.
-template <class Acc>
-FASTSCAN_KERNEL void scatter_totals_kernel(const std::int64_t* numbers, const std::int64_t* perm, const Acc* sums, Acc* out,
-                                           std::int64_t S, std::int64_t C) {
-  const std::int64_t warps = std::int64_t{gridDim.x} * (blockDim.x / 32);
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  for (std::int64_t j = blockIdx.x * std::int64_t{blockDim.x / 32} + threadIdx.x / 32; j < S; j += warps) {
-    const Acc* const from = sums + (__ldg(numbers + j) - 1) * C;
-    Acc* const to = out + __ldg(perm + j) * C;
-    for (std::int64_t c = lane; c < C; c += 32) to[c] = from[c];
-  }
-}
-
-//! grad_feats[i, c] = grad_grid[keys[i], c], 0 for points outside the grid.
-template <class T, class Key, class Acc>
-FASTSCAN_KERNEL void gather_cells_kernel(const Acc* grad_grid, const Key* keys, T* grad_feats, std::int64_t S, std::int64_t C,
-                                         std::int64_t cells) {
-  const std::int64_t n = S * C;
-  const divisor by_c(C);
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
-    const std::int64_t row = by_c.div(i);
-    const Key k = keys[row];
-    const bool inside = k >= 0 && static_cast<std::int64_t>(k) < cells;
-    grad_feats[i] = convert_to<T>(inside ? grad_grid[static_cast<std::int64_t>(k) * C + (i - row * C)] : Acc{});
-  }
-}
-
 //! Blocks for an element-wise kernel over n items (a few waves of the device).
 inline unsigned elementwise_blocks(std::int64_t n, int threads) {
   const std::int64_t blocks = (n + threads - 1) / threads;
   return static_cast<unsigned>(blocks < 132 * 32 ? (blocks > 0 ? blocks : 1) : 132 * 32);
+}
+
+//! dst[to(j), c] = src[from(j), c] for j < S (zeros where from(j) < 0): a thread per row and
+//! 16-byte group of the destination's columns.
+template <int V, class Src, class Dst, class Map>
+FASTSCAN_KERNEL void gather_rows_kernel(const Src* src, Dst* dst, Map map, std::int64_t S, std::int64_t C, divisor by_groups) {
+  const std::int64_t groups = (C + V - 1) / V;
+  for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t < S * groups; t += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t j = by_groups.div(t);
+    const std::int64_t col = (t - j * groups) * V;
+    const int n = static_cast<int>(C - col < V ? C - col : V);
+    const std::int64_t from = map.from(j);
+    Src in[V] = {};
+    if (from >= 0) load_plain_run<V>(src + from * C + col, in, n);
+    Dst out[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = convert_to<Dst>(in[v]);
+    store_plain_run<V>(dst + map.to(j) * C + col, out, n);
+  }
+}
+
+//! bev_pool_backward's rows: point j takes its cell's row (none outside the grid).
+template <class Key>
+struct points_from_cells {
+  const Key* keys;
+  std::int64_t cells;
+  FASTSCAN_DEVICE std::int64_t from(std::int64_t j) const {
+    const Key k = __ldg(keys + j);
+    return k >= 0 && static_cast<std::int64_t>(k) < cells ? static_cast<std::int64_t>(k) : -1;
+  }
+  FASTSCAN_DEVICE std::int64_t to(std::int64_t j) const { return j; }
+};
+
+//! voxel_sum's rows: sorted point j (point perm[j]) takes its segment's sum.
+struct points_from_segments {
+  const std::int64_t* numbers;
+  const std::int64_t* perm;
+  FASTSCAN_DEVICE std::int64_t from(std::int64_t j) const { return __ldg(numbers + j) - 1; }
+  FASTSCAN_DEVICE std::int64_t to(std::int64_t j) const { return __ldg(perm + j); }
+};
+
+//! Launches gather_rows_kernel over [S, C] destination rows.
+template <class Src, class Dst, class Map>
+cudaError_t gather_rows(const Src* src, Dst* dst, Map map, std::int64_t S, std::int64_t C, cudaStream_t stream) {
+  constexpr int V = sizeof(Dst) >= 16 ? 1 : static_cast<int>(16 / sizeof(Dst));
+  const std::int64_t groups = (C + V - 1) / V;
+  gather_rows_kernel<V><<<elementwise_blocks(S * groups, 256), 256, 0, stream>>>(src, dst, map, S, C, divisor(groups));
+  return cudaPeekAtLastError();
 }
 
 //! The bits a radix sort of keys in [0, cells] needs.
@@ -180,9 +200,7 @@ cudaError_t bev_pool_backward(void* d_temp, std::size_t& temp_bytes, const Acc* 
     return cudaSuccess;
   }
   if (S == 0) return cudaSuccess;
-  detail::gather_cells_kernel<<<detail::elementwise_blocks(S * C, 256), 256, 0, stream>>>(grad_grid, keys, grad_feats, S, C,
-                                                                                         num_cells);
-  return cudaPeekAtLastError();
+  return detail::gather_rows(grad_grid, grad_feats, detail::points_from_cells<Key>{keys, num_cells}, S, C, stream);
 }
 
 namespace detail {
@@ -218,8 +236,7 @@ cudaError_t voxel_sum_passes(unsigned char* base, bool launch, std::size_t& used
                       C, stream);
   }
   if (err == cudaSuccess && launch) {
-    scatter_totals_kernel<<<elementwise_blocks(S * 32, 256), 256, 0, stream>>>(numbers, perm, sums, out, S, C);
-    err = cudaPeekAtLastError();
+    err = gather_rows(sums, out, points_from_segments{numbers, perm}, S, C, stream);
   }
   used = t.used;
   return err;

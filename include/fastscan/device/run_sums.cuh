@@ -32,8 +32,8 @@ struct run_partials {
 //! A range's heads: whether it holds one, and whether its first row is one (then it has no lead).
 enum range_heads : unsigned char { range_has_head = 1, range_starts_with_head = 2 };
 
-//! The rows and the ranges of a run-sum pass: `rows` reads row r (a pointer to its C elements),
-//! `to` says where the run headed at row h goes (run_destination).
+//! The rows and the ranges of a run-sum pass: `rows` (feature_rows) maps row r to the feature row
+//! it reads, `to` says where the run headed at row h goes (runs_to_numbers, runs_to_cells).
 template <class Rows, class Key, class To, class Acc>
 struct run_sum_pass {
   Rows rows;
@@ -70,12 +70,19 @@ FASTSCAN_KERNEL void run_sums_kernel(Pass pass) {
   constexpr int U = run_sum_batch;
   for (std::int64_t first = row0; first < row1; first += U) {
     key_t keys[U];
-    T x[U][V];
+    std::int64_t at[U];  // (all the batch's row indices are read before any row: one round trip)
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (first + u < row1) {
         keys[u] = __ldg(pass.keys + first + u);
-        load_plain_run<V>(pass.rows(first + u) + col, x[u], n);
+        at[u] = pass.rows.index(first + u);
+      }
+    }
+    T x[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (first + u < row1) {
+        load_plain_run<V>(pass.rows.feats + at[u] * pass.C + col, x[u], n);
       }
     }
 #pragma unroll
@@ -189,7 +196,8 @@ struct feature_rows {
   const T* feats;
   const std::int64_t* perm;  //!< null: row r is feats' row r
   std::int64_t C;
-  FASTSCAN_DEVICE const T* operator()(std::int64_t r) const { return feats + (perm ? __ldg(perm + r) : r) * C; }
+  //! The feature row that row r of the sorted order reads.
+  FASTSCAN_DEVICE std::int64_t index(std::int64_t r) const { return perm ? __ldg(perm + r) : r; }
 };
 
 }  // namespace detail
