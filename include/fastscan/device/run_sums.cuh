@@ -50,27 +50,49 @@ struct run_sum_pass {
 //! Rows a run-sum thread loads before summing them (their loads in flight together).
 constexpr int run_sum_batch = 8;
 
-//! Each thread: one column group down one range of rows.
-template <int V, class T, class Pass>
-FASTSCAN_KERNEL void run_sums_kernel(Pass pass) {
-  using Acc = std::remove_pointer_t<decltype(pass.out)>;
-  const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (t >= pass.ranges * pass.groups) {
-    return;
+//! A thread's share of a run-sum pass: one column group (`col`, `n` columns) of one range (`r`).
+struct run_sum_part {
+  std::int64_t r, col;
+  int n;
+  template <int V, class Pass>
+  static FASTSCAN_DEVICE bool of_thread(const Pass& pass, run_sum_part& part) {
+    const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+    if (t >= pass.ranges * pass.groups) {
+      return false;
+    }
+    part.r = t / pass.groups;
+    part.col = (t - part.r * pass.groups) * V;
+    part.n = static_cast<int>(pass.C - part.col < V ? pass.C - part.col : V);
+    return true;
   }
-  const std::int64_t r = t / pass.groups;
-  const std::int64_t col = (t - r * pass.groups) * V;
-  const int n = static_cast<int>(pass.C - col < V ? pass.C - col : V);
-  const std::int64_t row0 = r * pass.range_rows;
-  const std::int64_t row1 = row0 + pass.range_rows < pass.S ? row0 + pass.range_rows : pass.S;
-  using key_t = std::remove_cv_t<std::remove_reference_t<decltype(*pass.keys)>>;
+};
+
+//! One thread's range in named stages: load a batch of rows, fold it in row order (writing each
+//! run that ends), then leave the range's lead, tail and heads for run_tails_kernel.
+template <int V, class T, class Pass>
+struct run_sum_range {
+  using Acc = std::remove_pointer_t<decltype(Pass::out)>;
+  using key_t = std::remove_cv_t<std::remove_reference_t<decltype(*Pass::keys)>>;
+  static constexpr int U = run_sum_batch;
+  const Pass& pass;
+  run_sum_part part;
+  std::int64_t row0, row1;
   Acc acc[V] = {};
-  key_t previous = row0 > 0 ? __ldg(pass.keys + row0 - 1) : key_t{};
-  std::int64_t head = -1;  // the head row of the run being summed (-1: still the range's lead)
-  constexpr int U = run_sum_batch;
-  for (std::int64_t first = row0; first < row1; first += U) {
-    key_t keys[U];
-    std::int64_t at[U];  // (all the batch's row indices are read before any row: one round trip)
+  key_t previous;
+  std::int64_t head = -1;  //!< the head row of the run being summed (-1: still the range's lead)
+  key_t keys[U];
+  T x[U][V];
+
+  FASTSCAN_DEVICE run_sum_range(const Pass& p, run_sum_part q) : pass(p), part(q) {
+    row0 = part.r * pass.range_rows;
+    row1 = row0 + pass.range_rows < pass.S ? row0 + pass.range_rows : pass.S;
+    previous = row0 > 0 ? __ldg(pass.keys + row0 - 1) : key_t{};
+  }
+  FASTSCAN_DEVICE Acc* partial(Acc* base) const { return base + part.r * pass.C + part.col; }
+
+  //! The batch's keys and row indices first, then its rows (one round trip for a permuted batch).
+  FASTSCAN_DEVICE void load(std::int64_t first) {
+    std::int64_t at[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (first + u < row1) {
@@ -78,48 +100,68 @@ FASTSCAN_KERNEL void run_sums_kernel(Pass pass) {
         at[u] = pass.rows.index(first + u);
       }
     }
-    T x[U][V];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (first + u < row1) {
-        load_plain_run<V>(pass.rows.feats + at[u] * pass.C + col, x[u], n);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const std::int64_t row = first + u;
-      if (row < row1) {
-        const bool starts = key_starts_segment(keys[u], previous, row == 0);
-        previous = keys[u];
-        if (starts) {
-          if (head >= 0) {
-            pass.to.write(pass.out, pass.C, head, col, acc, n);
-          } else if (row > row0) {
-            store_plain_run<V>(pass.parts.lead + r * pass.C + col, acc, n);
-          }
-          head = row;
-        }
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-          const Acc a = convert_to<Acc>(x[u][v]);
-          acc[v] = starts ? a : acc[v] + a;
-        }
+        load_plain_run<V>(pass.rows.feats + at[u] * pass.C + part.col, x[u], part.n);
       }
     }
   }
-  const bool any_head = head >= 0;
-  if (!any_head) {
-    store_plain_run<V>(pass.parts.lead + r * pass.C + col, acc, n);
-  } else if (row1 == pass.S || !(__ldg(pass.keys + row1) == previous)) {
-    pass.to.write(pass.out, pass.C, head, col, acc, n);
-    head = -1;
-  } else {
-    store_plain_run<V>(pass.parts.tail + r * pass.C + col, acc, n);
+  //! Row `row` (batch slot u): a head writes the run before it (or the range's lead) and restarts.
+  FASTSCAN_DEVICE void fold(std::int64_t row, int u) {
+    const bool starts = key_starts_segment(keys[u], previous, row == 0);
+    previous = keys[u];
+    if (starts) {
+      if (head >= 0) {
+        pass.to.write(pass.out, pass.C, head, part.col, acc, part.n);
+      } else if (row > row0) {
+        store_plain_run<V>(partial(pass.parts.lead), acc, part.n);
+      }
+      head = row;
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const Acc a = convert_to<Acc>(x[u][v]);
+      acc[v] = starts ? a : acc[v] + a;
+    }
   }
-  if (col == 0) {
-    pass.parts.tail_head[r] = head;
-    const bool first_is_head = row0 < row1 && key_starts_segment(__ldg(pass.keys + row0), row0 > 0 ? __ldg(pass.keys + row0 - 1) : key_t{}, row0 == 0);
-    pass.parts.heads[r] = static_cast<unsigned char>((any_head ? range_has_head : 0) | (first_is_head ? range_starts_with_head : 0));
+  //! The range's last run: written when it ends here, else left as the tail for its head's thread.
+  FASTSCAN_DEVICE void finish() {
+    const bool any_head = head >= 0;
+    if (!any_head) {
+      store_plain_run<V>(partial(pass.parts.lead), acc, part.n);
+    } else if (row1 == pass.S || !(__ldg(pass.keys + row1) == previous)) {
+      pass.to.write(pass.out, pass.C, head, part.col, acc, part.n);
+      head = -1;
+    } else {
+      store_plain_run<V>(partial(pass.parts.tail), acc, part.n);
+    }
+    if (part.col == 0) {
+      pass.parts.tail_head[part.r] = head;
+      const bool first_is_head =
+          row0 < row1 && key_starts_segment(__ldg(pass.keys + row0), row0 > 0 ? __ldg(pass.keys + row0 - 1) : key_t{}, row0 == 0);
+      pass.parts.heads[part.r] =
+          static_cast<unsigned char>((any_head ? range_has_head : 0) | (first_is_head ? range_starts_with_head : 0));
+    }
+  }
+  FASTSCAN_DEVICE void run() {
+    for (std::int64_t first = row0; first < row1; first += U) {
+      load(first);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (first + u < row1) fold(first + u, u);
+      }
+    }
+    finish();
+  }
+};
+
+//! Each thread: one column group down one range of rows.
+template <int V, class T, class Pass>
+FASTSCAN_KERNEL void run_sums_kernel(Pass pass) {
+  run_sum_part part;
+  if (run_sum_part::of_thread<V>(pass, part)) {
+    run_sum_range<V, T, Pass>(pass, part).run();
   }
 }
 
@@ -128,26 +170,23 @@ FASTSCAN_KERNEL void run_sums_kernel(Pass pass) {
 template <int V, class Pass>
 FASTSCAN_KERNEL void run_tails_kernel(Pass pass) {
   using Acc = std::remove_pointer_t<decltype(pass.out)>;
-  const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (t >= pass.ranges * pass.groups) {
+  run_sum_part part;
+  if (!run_sum_part::of_thread<V>(pass, part)) {
     return;
   }
-  const std::int64_t r = t / pass.groups;
-  const std::int64_t head = pass.parts.tail_head[r];
+  const std::int64_t head = pass.parts.tail_head[part.r];
   if (head < 0) {
     return;
   }
-  const std::int64_t col = (t - r * pass.groups) * V;
-  const int n = static_cast<int>(pass.C - col < V ? pass.C - col : V);
   Acc acc[V];
   Acc more[V];
-  load_plain_run<V>(pass.parts.tail + r * pass.C + col, acc, n);
-  for (std::int64_t k = r + 1; k < pass.ranges; ++k) {
+  load_plain_run<V>(pass.parts.tail + part.r * pass.C + part.col, acc, part.n);
+  for (std::int64_t k = part.r + 1; k < pass.ranges; ++k) {
     const unsigned heads = pass.parts.heads[k];
     if (heads & range_starts_with_head) {
       break;  // (the run ended with the range before)
     }
-    load_plain_run<V>(pass.parts.lead + k * pass.C + col, more, n);
+    load_plain_run<V>(pass.parts.lead + k * pass.C + part.col, more, part.n);
 #pragma unroll
     for (int v = 0; v < V; ++v) {
       acc[v] = acc[v] + more[v];
@@ -156,7 +195,7 @@ FASTSCAN_KERNEL void run_tails_kernel(Pass pass) {
       break;
     }
   }
-  pass.to.write(pass.out, pass.C, head, col, acc, n);
+  pass.to.write(pass.out, pass.C, head, part.col, acc, part.n);
 }
 
 //! Runs into the rows of a dense grid by key; keys outside [0, cells) are dropped.
