@@ -107,7 +107,7 @@ cudaError_t make_bev_pool_plan(void* d_plan, std::size_t& plan_bytes, const Key*
                                bev_pool_plan<Key>& plan, cudaStream_t stream = nullptr) {
   static_assert(std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::int64_t>, "voxel keys are int32 or int64");
   if (S < 0 || num_cells <= 0 || num_cells >= static_cast<std::int64_t>(std::numeric_limits<Key>::max()) ||
-      (S > 0 && keys == nullptr)) {
+      (S > 0 && (keys == nullptr || !detail::temp_aligned(d_plan)))) {
     return cudaErrorInvalidValue;
   }
   detail::temp_carver t{static_cast<unsigned char*>(d_plan)};
@@ -140,7 +140,9 @@ template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<Key>& plan, const T* feats, Acc* grid,
                      std::int64_t C, cudaStream_t stream = nullptr) {
   const bool pointers_valid =
-      grid != nullptr && (plan.S == 0 || (feats != nullptr && plan.perm != nullptr && plan.sorted_keys != nullptr));
+      grid != nullptr && detail::temp_aligned(d_temp) &&
+      (plan.S == 0 || (feats != nullptr && plan.perm != nullptr && plan.sorted_keys != nullptr &&
+                       !detail::overlap(detail::span_of(feats, plan.S * C), detail::span_of(grid, plan.num_cells * C))));
   if (C <= 0 || (d_temp != nullptr && !pointers_valid)) {  // (a size query needs no pointers)
     return cudaErrorInvalidValue;
   }
@@ -168,7 +170,9 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Acc* grid, std::int64_t S,
                      std::int64_t C, std::int64_t num_cells, cudaStream_t stream = nullptr) {
-  if (S < 0 || C <= 0 || num_cells <= 0 || grid == nullptr || (S > 0 && (feats == nullptr || keys == nullptr))) {
+  if (S < 0 || C <= 0 || num_cells <= 0 || grid == nullptr || (S > 0 && (feats == nullptr || keys == nullptr)) ||
+      !detail::all_apart({detail::span_of(feats, S * C), detail::span_of(keys, S), detail::span_of(grid, num_cells * C)}) ||
+      !detail::temp_aligned(d_temp)) {
     return cudaErrorInvalidValue;
   }
   std::size_t plan_bytes = 0, pool_bytes = 0;
@@ -192,7 +196,8 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const T* feats, cons
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t bev_pool_backward(void* d_temp, std::size_t& temp_bytes, const Acc* grad_grid, const Key* keys, T* grad_feats,
                               std::int64_t S, std::int64_t C, std::int64_t num_cells, cudaStream_t stream = nullptr) {
-  if (S < 0 || C < 0 || num_cells <= 0 || (S > 0 && (C == 0 || grad_grid == nullptr || keys == nullptr || grad_feats == nullptr))) {
+  if (S < 0 || C < 0 || num_cells <= 0 || (S > 0 && (C == 0 || grad_grid == nullptr || keys == nullptr || grad_feats == nullptr)) ||
+      !detail::all_apart({detail::span_of(grad_grid, num_cells * C), detail::span_of(keys, S), detail::span_of(grad_feats, S * C)})) {
     return cudaErrorInvalidValue;
   }
   if (d_temp == nullptr) {
@@ -251,7 +256,9 @@ template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t voxel_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Acc* out, std::int64_t S,
                       std::int64_t C, cudaStream_t stream = nullptr) {
   static_assert(std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::int64_t>, "voxel keys are int32 or int64");
-  if (S < 0 || C < 0 || (S > 0 && (C == 0 || feats == nullptr || keys == nullptr || out == nullptr))) {
+  if (S < 0 || C < 0 || (S > 0 && (C == 0 || feats == nullptr || keys == nullptr || out == nullptr)) ||
+      !detail::all_apart({detail::span_of(feats, S * C), detail::span_of(keys, S), detail::span_of(out, S * C)}) ||
+      (S > 0 && !detail::temp_aligned(d_temp))) {
     return cudaErrorInvalidValue;
   }
   std::size_t bytes = 0;

@@ -15,8 +15,12 @@ template <class T, class Index>
 struct extreme_entry {
   static_assert(std::is_integral_v<Index> && std::is_signed_v<Index> && (sizeof(Index) == 4 || sizeof(Index) == 8),
                 "cummax/cummin indices are 32- or 64-bit signed integers");
-  static bool valid(const T* in, const T* values, const Index* indices) {
-    return in != nullptr && values != nullptr && indices != nullptr;
+  //! Values may be the input (in place); no other array may share a byte with another.
+  static bool valid(const T* in, const T* values, const Index* indices, Shape3 shape) {
+    const std::int64_t n = shape.outer * shape.len * shape.inner;
+    const byte_span i = span_of(in, n), v = span_of(values, n), x = span_of(indices, n);
+    return in != nullptr && values != nullptr && indices != nullptr && in_place_or_apart(i, v) && !overlap(i, x) &&
+           !overlap(v, x);
   }
   //! The last position of a row must fit the index type.
   static bool index_fits(Shape3 shape) {
@@ -32,7 +36,7 @@ cudaError_t extreme_scan_op(Temp temp, const T* in, T* values, Index* indices, S
     return cudaErrorInvalidValue;
   }
   using problem = extreme_problem<T, Index, value_index_op<T, E, Ti>>;
-  return run(temp, problem{in, values, indices, {}}, shape, stream, entry::valid(in, values, indices));
+  return run(temp, problem{in, values, indices, {}}, shape, stream, entry::valid(in, values, indices, shape));
 }
 
 //! A runtime tie rule: one of the two operators of extreme E.
@@ -56,8 +60,8 @@ cudaError_t extreme_scan_tie(Temp temp, const T* in, T* values, Index* indices, 
 //! Two-phase: with `d_temp == nullptr`, writes the temp size to `temp_bytes` and returns. Returns
 //! cudaErrorInvalidValue, before any launch and without writing outputs, for negative extents,
 //! null pointers with a non-empty shape, temp storage that is not 16-byte aligned, an `Index` too
-//! narrow for `len`, or a `temp_bytes` below what the plan needs. In place (`values == in`) is
-//! allowed. Reads and writes each element once: O(numel) work, one kernel launch (plus a memset of
+//! narrow for `len`, a `temp_bytes` below what the plan needs, or arrays that share bytes. In
+//! place (`values == in`, exactly) is allowed. Reads and writes each element once: O(numel) work, one kernel launch (plus a memset of
 //! the tile state under graph capture).
 template <class T, class Index = std::int64_t>
 cudaError_t cummax(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 shape,

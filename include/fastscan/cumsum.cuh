@@ -21,7 +21,9 @@ struct sum_entry {
 template <class Temp, class T, class Out>
 cudaError_t sum_scan(Temp temp, const T* in, Out* out, Shape3 shape, bool exclusive, cudaStream_t stream) {
   using problem = typename sum_entry<T, Out>::problem;
-  return run(temp, problem{{}, in, out, exclusive}, shape, stream, in != nullptr && out != nullptr);
+  const std::int64_t n = shape.outer * shape.len * shape.inner;
+  return run(temp, problem{{}, in, out, exclusive}, shape, stream,
+             in != nullptr && out != nullptr && in_place_or_apart(span_of(in, n), span_of(out, n)));
 }
 
 }  // namespace detail
@@ -32,7 +34,8 @@ cudaError_t sum_scan(Temp temp, const T* in, Out* out, Shape3 shape, bool exclus
 //!
 //! Floating-point results are bitwise reproducible from run to run on the same device and shape:
 //! the grouping of additions depends only on the plan, never on timing. Two-phase temp storage and
-//! errors as for cummax. In place (`out == in`) is allowed when `Out` is `T`.
+//! errors as for cummax. In place (`out == in`) is allowed when `Out` is `T`; any other overlap of
+//! `in` and `out` is rejected.
 template <class T, class Out = T>
 cudaError_t cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 shape,
                    cudaStream_t stream = nullptr) {

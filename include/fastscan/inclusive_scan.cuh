@@ -37,7 +37,9 @@ cudaError_t generic_scan(Temp temp, InIt in, OutIt out, Op op, Shape3 shape, cud
                 "fastscan::inclusive_scan writes through a random-access output iterator whose elements take the "
                 "input iterator's value type");
   using problem = generic_problem<InIt, OutIt, Op>;
-  return run(temp, problem{{}, in, out, op}, shape, stream, iterator_valid(in) && iterator_valid(out));
+  const std::int64_t n = shape.outer * shape.len * shape.inner;
+  return run(temp, problem{{}, in, out, op}, shape, stream,
+             iterator_valid(in) && iterator_valid(out) && in_place_or_apart(span_of(in, n), span_of(out, n)));
 }
 
 }  // namespace detail
@@ -52,6 +54,7 @@ cudaError_t generic_scan(Temp temp, InIt in, OutIt out, Op op, Shape3 shape, cud
 //! a pointer to that type is written through shared memory in coalesced 16-byte units, other
 //! pointers and iterators one element per thread at a time (the accumulator stays the input's
 //! value type; it is converted as it is assigned). Temp storage must be 16-byte aligned (cudaMalloc's is).
+//! Pointers `out == in` of one type scan in place; any other overlap of the two is rejected.
 template <class InIt, class OutIt, class Op>
 cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt in, OutIt out, Op op, Shape3 shape,
                            cudaStream_t stream = nullptr) {

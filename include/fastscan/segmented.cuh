@@ -37,6 +37,8 @@ template <class Temp, class InIt, class Key, class A, class Op, class OutIt>
 cudaError_t keyed_scan(Temp temp, InIt in, const Key* keys, OutIt out, Op op, std::int64_t S, std::int64_t C,
                        bool pointers_valid, cudaStream_t stream) {
   static_assert(std::is_integral_v<Key>, "segment keys are integers");
+  const byte_span i = span_of(in, S * C), o = span_of(out, S * C), k = span_of(keys, S);
+  pointers_valid = pointers_valid && in_place_or_apart(i, o) && !overlap(i, k) && !overlap(o, k);
   if (!segment_args_valid(S, C, pointers_valid)) {
     return cudaErrorInvalidValue;
   }
@@ -105,8 +107,10 @@ template <class T, class Key, class Acc>
 cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Key* unique_keys,
                         Acc* sums, std::int64_t* num_segments, std::int64_t S, std::int64_t C, cudaStream_t stream) {
   static_assert(std::is_integral_v<Key>, "segment keys are integers");
-  const bool valid = num_segments != nullptr && feats != nullptr && keys != nullptr && unique_keys != nullptr && sums != nullptr;
-  if (!segment_args_valid(S, C, valid) || (d_temp != nullptr && num_segments == nullptr)) {
+  const bool valid = num_segments != nullptr && feats != nullptr && keys != nullptr && unique_keys != nullptr && sums != nullptr &&
+                     all_apart({span_of(feats, S * C), span_of(keys, S), span_of(unique_keys, S), span_of(sums, S * C),
+                                span_of(num_segments, 1)});
+  if (!segment_args_valid(S, C, valid) || (d_temp != nullptr && (num_segments == nullptr || (S > 0 && !temp_aligned(d_temp))))) {
     return cudaErrorInvalidValue;
   }
   // The passes carve the same pieces when sizing (null base) and when launching.

@@ -1,5 +1,6 @@
 // inclusive_scan with user operators and iterators, and the block_scan collective on its own.
 #include "common.cuh"
+#include "fuzz.cuh"
 
 #include "../support/odd_types.cuh"
 
@@ -69,6 +70,17 @@ void check_generic(fastscan::Shape3 s, Op op, Make make) {
   }
   CHECK(bad == 0);
 }
+
+//! One random case of inclusive_scan with the non-commutative affine maps for the shape fuzzer.
+void fuzz_affine(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto s = fuzz_shape(rng, 4096, 2048);
+  CAPTURE(shape_name(s), seed);
+  check_generic<affine>(s, compose_affine{}, [](std::mt19937& r) {
+    return affine{static_cast<std::uint32_t>(r() | 1u), static_cast<std::uint32_t>(r())};
+  });
+}
+const fuzz_registration fuzz_generic_affine{"inclusive_scan of affine maps", &fuzz_affine};
 
 }  // namespace
 

@@ -425,3 +425,44 @@ TEST_CASE("grids smaller than their tiles take tiles from the counter outside gr
   }
   CHECK(grouped);
 }
+
+TEST_CASE("temp storage that holds a saved dump of an earlier call's tile state is harmless", "[gpu][lookback]") {
+  // A dump of the state one call left (what another process or an earlier run leaves in memory)
+  // under the next call: its tag differs, so nothing in the dump counts. The control rewinds the
+  // tag sequence so that the next call reuses the dump's tag, and that call does misread it: this
+  // is why tags never repeat within a process (a random seed, then a counter) and why graph
+  // replays, which repeat their captured tag, zero the state first (the graph tests).
+  std::vector<unsigned long long> tags(1 << 20);
+  for (auto& t : tags) t = fastscan::detail::next_tile_tag();
+  std::sort(tags.begin(), tags.end());
+  CHECK(std::adjacent_find(tags.begin(), tags.end()) == tags.end());
+  CHECK(tags.front() != 0);
+
+  const auto check_dump = [](const scan_case& c, auto element) {
+    using T = decltype(element);
+    CAPTURE(shape_name(c.s), c.extreme);
+    const std::size_t bytes = c.temp_bytes();
+    device_buffer<unsigned char> temp(bytes);
+    device_buffer<T> d_in(c.numel()), d_out(c.numel());
+    device_buffer<std::int64_t> d_idx(c.numel());
+    std::vector<std::int64_t> values, indices;
+    const auto run = [&](std::uint64_t seed) {
+      c.expected<T>(seed, d_in, values, indices);
+      d_out.poison();
+      d_idx.poison();
+      CUDA_REQUIRE(c.launch(temp.ptr, bytes, d_in.ptr, d_out.ptr, d_idx.ptr, nullptr));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      return count_wrong<T>(c, d_out, d_idx, values, indices);
+    };
+    const unsigned long long first_tag = fastscan::detail::tile_tags().load();
+    CHECK(run(21) == 0);
+    const auto dump = temp.download();
+    temp.upload(dump);
+    CHECK(run(22) == 0);  // over the dump
+    temp.upload(dump);
+    fastscan::detail::tile_tags().store(first_tag);  // the control: the dump's own tag again
+    CHECK(run(23) > 0);
+  };
+  check_dump(scan_case{{1, 9000011, 1}, true}, std::int64_t{});
+  check_dump(scan_case{{40, 999, 64}, false}, std::int32_t{});
+}

@@ -2,6 +2,7 @@
 // rule, associativity on ties and NaNs, the segmented operator, and dtype names.
 #include "../support/host_reference.hpp"
 
+#include <fastscan/detail/overlap.hpp>
 #include <fastscan/ops/segmented.cuh>
 #include <fastscan/voxel_key.hpp>
 
@@ -222,4 +223,31 @@ TEST_CASE("voxel keys number the cells batch-major and drop points outside the g
   CHECK(e(0, 3, 0, 0) == -1);
   CHECK(e(0, 0, -1, 0) == -1);
   CHECK(e(0, 0, 0, 5) == -1);
+}
+
+TEST_CASE("arrays may be exactly in place or apart, never overlapping in part", "[host][validation]") {
+  using fastscan::detail::span_of;
+  alignas(16) static float buf[64];
+  const auto a = span_of(buf, 16);
+  CHECK(a.end - a.begin == 64);
+  CHECK(fastscan::detail::in_place_or_apart(a, span_of(buf, 16)));        // in place
+  CHECK(fastscan::detail::in_place_or_apart(a, span_of(buf + 16, 16)));   // adjacent
+  CHECK_FALSE(fastscan::detail::in_place_or_apart(a, span_of(buf + 15, 16)));  // one element
+  CHECK_FALSE(fastscan::detail::in_place_or_apart(a, span_of(buf + 1, 16)));
+  CHECK_FALSE(fastscan::detail::in_place_or_apart(a, span_of(buf, 8)));   // same start, other length
+  const auto* bytes = reinterpret_cast<const unsigned char*>(buf);
+  CHECK(fastscan::detail::overlap(a, span_of(bytes + 63, 1)));            // one byte
+  CHECK_FALSE(fastscan::detail::overlap(a, span_of(bytes + 64, 1)));
+  // Empty arrays, null pointers and iterators overlap nothing; huge counts saturate, never wrap.
+  CHECK_FALSE(fastscan::detail::overlap(a, span_of(buf + 3, 0)));
+  CHECK_FALSE(fastscan::detail::overlap(a, span_of(static_cast<const float*>(nullptr), 16)));
+  CHECK_FALSE(fastscan::detail::overlap(a, span_of(buf + 3, -5)));
+  const auto huge = span_of(buf + 32, std::int64_t{1} << 62);
+  CHECK(huge.end >= huge.begin);
+  CHECK(fastscan::detail::overlap(huge, span_of(buf + 40, 1)));
+  CHECK_FALSE(fastscan::detail::overlap(huge, a));
+  CHECK(fastscan::detail::all_apart({a, span_of(buf + 16, 16), span_of(buf + 32, 32)}));
+  CHECK_FALSE(fastscan::detail::all_apart({a, span_of(buf + 32, 32), span_of(buf + 12, 8)}));
+  CHECK(fastscan::detail::temp_aligned(buf));
+  CHECK_FALSE(fastscan::detail::temp_aligned(buf + 2));
 }

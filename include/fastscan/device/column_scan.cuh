@@ -36,7 +36,7 @@ struct column_scan_params {
   int lanes_x, lanes_y;     //!< powers of two
   bool lookback;  //!< len spans more than one tile
   int lookback_cols;  //!< columns each warp looks back for (detail::lookback_cols_per_warp)
-  unsigned long long* tile_counter;  //!< zeroed tile counter, or null: tile = block index
+  unsigned long long* tile_counter;  //!< zeroed tile counter (plans that look back), or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, a channel per column)
   void* group_words;                 //!< the tile groups' state of ordered look-backs (else null)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
@@ -186,7 +186,9 @@ struct column_tile {
   FASTSCAN_DEVICE bool* has_prefix() const { return reinterpret_cast<bool*>(smem + layout.has_prefix); }
 
   FASTSCAN_DEVICE void run() {
-    prefetch_ahead();
+    if (p.prefetch_tiles > 0) {
+      prefetch(p.prefetch_tiles);
+    }
     load();
     if constexpr (has_row_heads<Problem>::value) {
       heads = prob.template row_heads<ITEMS>(t.row0, t.nrows);
@@ -198,13 +200,13 @@ struct column_tile {
     store();
   }
 
-  //! Asks L2 for the inputs of the tile p.prefetch_tiles later: a warp run line by line, or the
-  //! thread's rows.
-  FASTSCAN_DEVICE void prefetch_ahead() const {
-    if (p.prefetch_tiles <= 0 || tile + p.prefetch_tiles >= p.num_tiles) {
+  //! Asks L2 for the inputs of the tile `distance` tiles after this one: a warp run line by line,
+  //! or the thread's rows.
+  FASTSCAN_DEVICE void prefetch(std::int64_t distance) const {
+    if (tile + distance >= p.num_tiles) {
       return;
     }
-    const column_tile_part ahead = column_part<ITEMS, VEC>(p, tile + p.prefetch_tiles);
+    const column_tile_part ahead = column_part<ITEMS, VEC>(p, tile + distance);
     if constexpr (pointer_in) {
       if (ahead.warp_full && narrow_rows) {
         constexpr int lines = static_cast<int>(32 * ITEMS * VEC * sizeof(input_t) / 128);

@@ -25,7 +25,7 @@ struct row_scan_params {
   std::int64_t tile_items;  //!< blockDim.x * ITEMS
   std::int64_t num_tiles;
   bool lookback;            //!< false when every tile starts at a row head (or there is one tile)
-  unsigned long long* tile_counter;  //!< zeroed tile counter, or null: tile = block index
+  unsigned long long* tile_counter;  //!< zeroed tile counter (plans that look back), or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, one channel per tile)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
@@ -236,7 +236,9 @@ struct row_tile {
         side_items(unit_row<side_item_t, slices::side::units>(side_exchange, lane)) {}
 
   FASTSCAN_DEVICE void run() {
-    prefetch_ahead();
+    if (p.prefetch_tiles > 0) {
+      prefetch(p.prefetch_tiles);
+    }
     load();
     h = heads.template at<ITEMS>(first, count);
     plain = h.first >= count;
@@ -257,9 +259,10 @@ struct row_tile {
     return warp_full && reinterpret_cast<std::uintptr_t>(thread_ptr - lane * ITEMS) % 16 == 0;
   }
 
-  FASTSCAN_DEVICE void prefetch_ahead() const {
-    if (p.prefetch_tiles > 0 && first + p.prefetch_tiles * p.tile_items < p.numel) {
-      prefetch_l2(prob.in + (first + p.prefetch_tiles * p.tile_items));
+  //! Asks L2 for the thread's inputs of the tile `ahead` tiles after this one.
+  FASTSCAN_DEVICE void prefetch(std::int64_t ahead) const {
+    if (first + ahead * p.tile_items < p.numel) {
+      prefetch_l2(prob.in + (first + ahead * p.tile_items));
     }
   }
 

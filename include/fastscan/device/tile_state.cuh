@@ -14,7 +14,7 @@
 //! is the call's tag and every part of the channel shows the same status, so a reader never mixes
 //! parts of two publications. With a fresh 62-bit tag per call (dispatch.cuh), whatever the temp
 //! storage held before (earlier calls, other data) reads as "not yet published": one kernel launch,
-//! no zeroing pass. Tag 0 is the zeroed-state mode (stream capture, grid-stride plans). Each
+//! no zeroing pass (only the 8-byte tile counter is zeroed). Tag 0 is the zeroed-state mode (stream capture, grid-stride plans). Each
 //! aligned 16-byte word is assumed to be stored and loaded whole (as CUB's tile state assumes):
 //! the per-part check keeps a reader from mixing the words of two publications, not the halves of
 //! one word.
@@ -330,20 +330,25 @@ struct tile_state {
 };
 
 //! Runs `tile_fn(tile)` for every tile this block gets. With a `counter` (zeroed before the
-//! launch) tiles come from it in issue order, so every tile a block waits on is held by a running
-//! block, whatever the grid. Without one, tile = block index over a grid-stride loop: tiles that
-//! look back then need one block per tile, dispatched in block order as the hardware does (the
-//! assumption CUB's single-pass scan makes too).
+//! launch) tiles come from it in the order blocks start, so every tile a block waits on is held by a
+//! running block, whatever the grid and whatever else holds the SMs; a grid of a block per tile
+//! takes one ticket a block (none to learn that the tiles are gone). Without one, tile = block index
+//! over a grid-stride loop (plans with no look-back, and look-backs of one wave: dispatch.cuh).
 //!
-//! OneBody: one loop for both modes, so the tile body is compiled once (half the code; faster for
-//! the row kernel and short column kernels); otherwise a loop per mode (faster for the 8- and
-//! 16-row column kernels; bench/NOTES.md).
+//! OneBody: one loop for every mode, so the tile body is compiled once (half the code; faster for
+//! the row kernel and short column kernels); otherwise a counter loop for grids smaller than their
+//! tiles beside a strided loop for the rest (faster for the 8- and 16-row column kernels;
+//! bench/NOTES.md), which starts at the block's ticket when there is a counter.
 template <bool OneBody, class TileFn>
 FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num_tiles, TileFn&& tile_fn) {
   __shared__ std::int64_t next_tile;
+  const bool one_each = static_cast<std::int64_t>(gridDim.x) >= num_tiles;
   const auto take = [&](std::int64_t after) -> std::int64_t {
     if (counter == nullptr) {
       return after < 0 ? static_cast<std::int64_t>(blockIdx.x) : after + gridDim.x;
+    }
+    if (after >= 0 && one_each) {
+      return num_tiles;
     }
     if (threadIdx.x == 0) {
       next_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
@@ -357,14 +362,14 @@ FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num
       __syncthreads();
     }
   } else {
-    if (counter != nullptr) {
-      for (std::int64_t tile = take(0); tile < num_tiles; tile = take(0)) {
+    if (counter != nullptr && !one_each) {
+      for (std::int64_t tile = take(-1); tile < num_tiles; tile = take(tile)) {
         tile_fn(tile);
         __syncthreads();
       }
       return;
     }
-    for (std::int64_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    for (std::int64_t tile = take(-1); tile < num_tiles; tile += gridDim.x) {
       tile_fn(tile);
       __syncthreads();
     }

@@ -5,12 +5,14 @@
 
 #include <fastscan/device/column_scan.cuh>
 #include <fastscan/device/row_scan.cuh>
+#include <fastscan/detail/overlap.hpp>
 #include <fastscan/plan/kernel_policy.hpp>
 #include <fastscan/plan/plan.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <random>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
@@ -49,21 +51,29 @@ inline cudaError_t query_device(device_limits& dev) {
 //! A shape with no elements (negative extents are reported by the solver).
 inline bool is_empty(Shape3 s) { return s.outer <= 0 || s.len <= 0 || s.inner <= 0; }
 
-//! A fresh tile-state tag for each call (62 bits, never 0): a per-process seed from the clock and
-//! an address, plus a call counter. Tags of one process never repeat, and whatever else the temp
-//! storage may hold (another process's state, unrelated data) matches a tag with probability 2^-62
-//! per word.
-inline unsigned long long next_tile_tag() {
+//! A fresh tile-state tag for each call (62 bits, never 0): a per-process seed from the system's
+//! random source, the clock and an address, plus a call counter. Tags of one process never repeat,
+//! and whatever else the temp storage may hold (another process's state, unrelated data) matches a
+//! tag with probability 2^-62 per word. tile_tags() holds the next one (tests rewind it).
+inline std::atomic<unsigned long long>& tile_tags() {
   static std::atomic<unsigned long long> counter{[] {
     static const int anchor = 0;
     unsigned long long z = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
                            (static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&anchor)) << 20);
+    try {
+      std::random_device source;
+      z ^= (static_cast<unsigned long long>(source()) << 32) ^ source();
+    } catch (...) {  // no random source: the clock and the address alone
+    }
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finalizer
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }()};
+  return counter;
+}
+inline unsigned long long next_tile_tag() {
   for (;;) {
-    const unsigned long long tag = counter.fetch_add(1, std::memory_order_relaxed) & ((1ull << 62) - 1);
+    const unsigned long long tag = tile_tags().fetch_add(1, std::memory_order_relaxed) & ((1ull << 62) - 1);
     if (tag != 0 && tag != (1ull << 62) - 1) {  // 0: the zeroed mode; all ones: memory filled with 0xff
       return tag;
     }
@@ -139,9 +149,14 @@ inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
   return p.valid ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-//! The tile state of one launch. A fresh tag (one launch, nothing to zero) when every tile has its
-//! own block; zeroed, with a tile counter, when blocks loop over tiles or the stream is being
-//! captured into a graph (every replay of a graph would reuse the captured tag).
+//! The tile state of one launch. Tiles of a grid of more than one wave take their index from a
+//! counter zeroed on the stream before the launch, in the order blocks start, so a tile only ever
+//! waits on tiles held by running blocks, whatever order the hardware dispatches blocks in and
+//! whatever else holds the SMs. A grid of one wave (no more blocks than SMs) needs no order: every
+//! block has a place once the kernels beside it end, so its tiles are its block indices, with no
+//! memset before a latency-bound call. The tile words get a fresh tag (nothing to zero) when every
+//! tile has its own block; they are zeroed too (tag 0) when blocks loop over tiles or the stream is
+//! being captured into a graph (every replay of a graph reuses the captured tag).
 struct launch_state {
   unsigned long long* counter = nullptr;
   unsigned long long tag = 0;
@@ -158,14 +173,15 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   if (err != cudaSuccess) {
     return err;
   }
-  if (capture == cudaStreamCaptureStatusNone && p.grid == p.num_tiles) {
-    s.tag = next_tile_tag();
-  } else {
-    err = cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
+  const bool tagged = capture == cudaStreamCaptureStatusNone && p.grid == p.num_tiles;
+  const bool counted = !tagged || !p.one_wave;
+  s.tag = tagged ? next_tile_tag() : 0;
+  s.counter = counted ? static_cast<unsigned long long*>(d_temp) : nullptr;
+  if (counted) {
+    err = cudaMemsetAsync(d_temp, 0, tagged ? sizeof(unsigned long long) : p.temp_bytes, stream);
     if (err != cudaSuccess) {
       return err;
     }
-    s.counter = static_cast<unsigned long long*>(d_temp);
   }
   auto* const base = static_cast<unsigned char*>(d_temp);
   const std::int64_t channels = p.kind == strategy::columns ? p.tile_cols : 1;
@@ -274,8 +290,8 @@ struct stream_temp {};
 template <class Problem>
 cudaError_t run(caller_temp temp, const Problem& prob, Shape3 shape, cudaStream_t stream, bool pointers_valid) {
   if (temp.d_temp != nullptr && !is_empty(shape) &&
-      (!pointers_valid || reinterpret_cast<std::uintptr_t>(temp.d_temp) % 16 != 0)) {
-    return cudaErrorInvalidValue;  // the tile state is read and written in 16-byte words
+      (!pointers_valid || !temp_aligned(temp.d_temp))) {
+    return cudaErrorInvalidValue;
   }
   plan p;
   const cudaError_t err = solve(shape, problem_kernels<Problem>::types(), p);
