@@ -256,7 +256,7 @@ template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t voxel_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Acc* out, std::int64_t S,
                       std::int64_t C, cudaStream_t stream = nullptr) {
   static_assert(std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::int64_t>, "voxel keys are int32 or int64");
-  if (S < 0 || C < 0 || (S > 0 && (C == 0 || feats == nullptr || keys == nullptr || out == nullptr)) ||
+  if (!detail::segment_args_valid(S, C, feats != nullptr && keys != nullptr && out != nullptr) ||
       !detail::all_apart({detail::span_of(feats, S * C), detail::span_of(keys, S), detail::span_of(out, S * C)}) ||
       (S > 0 && !detail::temp_aligned(d_temp))) {
     return cudaErrorInvalidValue;

@@ -103,14 +103,23 @@ cudaError_t number_segments(temp_carver& t, bool launch, const Key* keys, std::i
   return err;
 }
 
+//! segment_sum's arguments: sizes, pointers, arrays that share no byte, aligned temp storage (a
+//! size query needs no arrays).
+template <class T, class Key, class Acc>
+bool segment_sum_args_valid(const void* d_temp, const T* feats, const Key* keys, const Key* unique_keys, const Acc* sums,
+                            const std::int64_t* num_segments, std::int64_t S, std::int64_t C) {
+  const bool valid = num_segments != nullptr && feats != nullptr && keys != nullptr && unique_keys != nullptr && sums != nullptr &&
+                     all_apart({span_of(feats, S * C), span_of(keys, S), span_of(unique_keys, S), span_of(sums, S * C),
+                                span_of(num_segments, 1)});
+  return segment_args_valid(S, C, valid) &&
+         (d_temp == nullptr || (num_segments != nullptr && (S == 0 || temp_aligned(d_temp))));
+}
+
 template <class T, class Key, class Acc>
 cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Key* unique_keys,
                         Acc* sums, std::int64_t* num_segments, std::int64_t S, std::int64_t C, cudaStream_t stream) {
   static_assert(std::is_integral_v<Key>, "segment keys are integers");
-  const bool valid = num_segments != nullptr && feats != nullptr && keys != nullptr && unique_keys != nullptr && sums != nullptr &&
-                     all_apart({span_of(feats, S * C), span_of(keys, S), span_of(unique_keys, S), span_of(sums, S * C),
-                                span_of(num_segments, 1)});
-  if (!segment_args_valid(S, C, valid) || (d_temp != nullptr && (num_segments == nullptr || (S > 0 && !temp_aligned(d_temp))))) {
+  if (!segment_sum_args_valid(d_temp, feats, keys, unique_keys, sums, num_segments, S, C)) {
     return cudaErrorInvalidValue;
   }
   // The passes carve the same pieces when sizing (null base) and when launching.

@@ -38,7 +38,10 @@ byte_span span_of(It p, std::int64_t count) {
   }
 }
 
-inline bool overlap(byte_span a, byte_span b) { return a.begin < b.end && b.begin < a.end; }
+//! Two ranges share a byte (an empty range shares none).
+inline bool overlap(byte_span a, byte_span b) {
+  return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
+}
 //! An output that is exactly its input (in place) or shares none of it.
 inline bool in_place_or_apart(byte_span in, byte_span out) {
   return (in.begin == out.begin && in.end == out.end) || !overlap(in, out);
