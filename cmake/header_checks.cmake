@@ -2,6 +2,7 @@
 # under the flags PyTorch builds its CUDA code with.
 file(GLOB_RECURSE _fastscan_headers RELATIVE ${PROJECT_SOURCE_DIR}/include
      ${PROJECT_SOURCE_DIR}/include/fastscan/*.cuh ${PROJECT_SOURCE_DIR}/include/fastscan/*.hpp)
+list(FILTER _fastscan_headers EXCLUDE REGEX "nccl\\.cuh$")  # needs NCCL: compiled by examples/context_parallel
 set(_sources "")
 foreach(_header IN LISTS _fastscan_headers)
   string(MAKE_C_IDENTIFIER ${_header} _name)

@@ -37,7 +37,7 @@ pids=()
 names=(plain)
 run plain "$plain" "${MAX_NUMEL:-4194304}" &
 pids+=($!)
-for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
+for tool in ${TOOLS-memcheck racecheck synccheck initcheck}; do
   run "$tool" "$tool_seconds" "${TOOL_MAX_NUMEL:-65536}" compute-sanitizer --tool "$tool" --error-exitcode 3 --print-limit 20 &
   pids+=($!)
   names+=("$tool")

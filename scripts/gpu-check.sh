@@ -56,6 +56,7 @@ case "${1:-all}" in
     "$build/tests/fastscan_tests" "[gpu]" 2>&1 | tee "$out/tests.log" | tail -n 40
     "$build/examples/doc_starts"
     if [ -x "$build/examples/bev_pool" ]; then "$build/examples/bev_pool"; fi
+    if [ -x "$build/examples/context_parallel" ]; then NCCL_NVLS_ENABLE=0 "$build/examples/context_parallel"; fi
     ;;
   sanitize)
     # Every kernel and path (row and column kernels, look-back, exchange, block scans) on one type

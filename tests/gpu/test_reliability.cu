@@ -375,7 +375,7 @@ TEST_CASE("the self-allocating forms capture into a graph (stream-ordered alloca
   in.upload(h);
   cudaGraph_t graph;
   CUDA_REQUIRE(cudaStreamBeginCapture(stream.s, cudaStreamCaptureModeThreadLocal));
-  const cudaError_t launched = fastscan::cumsum(at(in), at(out), s, stream.s);
+  const cudaError_t launched = fastscan::cumsum(in.ptr, out.ptr, s, stream.s);
   CUDA_REQUIRE(cudaStreamEndCapture(stream.s, &graph));
   CUDA_REQUIRE(launched);
   cudaGraphExec_t exec;
@@ -557,16 +557,18 @@ TEST_CASE("look-back scans finish while another kernel holds all but a few SMs",
   CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   auto calls = long_scans();
   for (auto& c : calls) c->refill(500);
+  // Everything that allocates or frees (both may wait for the device) happens outside the holder's life.
+  std::vector<std::unique_ptr<device_buffer<unsigned char>>> temps;
+  for (auto& c : calls) temps.push_back(std::make_unique<device_buffer<unsigned char>>(c->temp_bytes()));
+  stream_guard stream;
   for (const int free_sms : {1, 4}) {
     CAPTURE(free_sms);
     sm_holder holder(sms - free_sms);
-    stream_guard stream;
-    std::vector<std::unique_ptr<device_buffer<unsigned char>>> temps;
-    for (auto& c : calls) {
-      temps.push_back(std::make_unique<device_buffer<unsigned char>>(c->temp_bytes()));
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      auto& c = calls[i];
       c->poison(stream.s);
-      std::size_t bytes = temps.back()->count;
-      CUDA_REQUIRE(c->launch(temps.back()->ptr, bytes, stream.s));
+      std::size_t bytes = temps[i]->count;
+      CUDA_REQUIRE(c->launch(temps[i]->ptr, bytes, stream.s));
     }
     const bool done = finishes(stream.s, 60);
     CHECK(done);
@@ -584,14 +586,14 @@ TEST_CASE("scans launched while the GPU is full start on the SMs as they free up
   CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   auto calls = long_scans();
   for (auto& c : calls) c->refill(600);
-  sm_holder holder(sms);
-  stream_guard stream;
   std::vector<std::unique_ptr<device_buffer<unsigned char>>> temps;
-  for (auto& c : calls) {
-    temps.push_back(std::make_unique<device_buffer<unsigned char>>(c->temp_bytes()));
-    c->poison(stream.s);
-    std::size_t bytes = temps.back()->count;
-    CUDA_REQUIRE(c->launch(temps.back()->ptr, bytes, stream.s));
+  for (auto& c : calls) temps.push_back(std::make_unique<device_buffer<unsigned char>>(c->temp_bytes()));
+  stream_guard stream;
+  sm_holder holder(sms);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    calls[i]->poison(stream.s);
+    std::size_t bytes = temps[i]->count;
+    CUDA_REQUIRE(calls[i]->launch(temps[i]->ptr, bytes, stream.s));
   }
   // Nothing can run yet; then one SM more every millisecond (MPS-like partial occupancy).
   std::this_thread::sleep_for(std::chrono::milliseconds(20));

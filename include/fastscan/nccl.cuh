@@ -1,0 +1,117 @@
+//! \file nccl.cuh
+//! Scans along an axis sharded across the ranks of an NCCL communicator (context parallelism):
+//! rank r holds `[outer, len_r, inner]`, the rows after those of ranks 0 ... r-1, any `len_r`
+//! (0 included), the same outer and inner everywhere; each rank gets its part of the scan of the
+//! whole. Each rank summarizes its shard (fastscan/shard.cuh), one in-place `ncclAllGather`
+//! exchanges the records (16 + outer * inner accumulators per rank), and each rank scans its shard
+//! from the carry of the earlier ranks: all on the caller's stream, with no host synchronisation.
+//! Link NCCL (CMake: `fastscan::nccl`); the rest of fastscan does not need it.
+#pragma once
+
+#include <fastscan/shard.cuh>
+
+#include <nccl.h>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace nccl {
+namespace detail_ {
+
+//! Acc to Out as it is written (16-bit float outputs round once).
+template <class Out>
+struct convert {
+  template <class Acc>
+  __device__ Out operator()(const Acc& a) const {
+    return FASTSCAN_NAMESPACE::detail::convert_to<Out>(a);
+  }
+};
+
+//! Summarize, all-gather the records in place, scan from the carry. Temp: the records, then the
+//! larger of the two steps' temp storage. An NCCL failure returns cudaErrorUnknown.
+template <class T, class Kind, class OutIt>
+cudaError_t sharded_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3 local, Kind kind, OutIt out, bool exclusive,
+                         bool pointers_valid, ncclComm_t comm, cudaStream_t stream) {
+  using Acc = typename Kind::acc_t;
+  int ranks = 0, rank = 0;
+  if (local.outer < 0 || local.len < 0 || local.inner < 0 || comm == nullptr || ncclCommCount(comm, &ranks) != ncclSuccess ||
+      ncclCommUserRank(comm, &rank) != ncclSuccess) {
+    return cudaErrorInvalidValue;
+  }
+  const std::size_t record = shard::summary_bytes<Acc>(local);
+  const std::size_t records = (record * static_cast<std::size_t>(ranks) + 255) / 256 * 256;
+  std::size_t summary_temp = 0, scan_temp = 0;
+  cudaError_t err = shard::summarize(nullptr, summary_temp, in, local, kind, nullptr, stream);
+  if (err == cudaSuccess) err = shard::scan_from(nullptr, scan_temp, in, local, kind, nullptr, record, rank, out, exclusive, stream);
+  if (err != cudaSuccess) return err;
+  const std::size_t bytes = records + (summary_temp > scan_temp ? summary_temp : scan_temp);
+  if (d_temp == nullptr) {
+    temp_bytes = bytes;
+    return cudaSuccess;
+  }
+  const bool rows = local.outer * local.len * local.inner > 0;
+  if (temp_bytes < bytes || (rows && !pointers_valid) || !FASTSCAN_NAMESPACE::detail::temp_aligned(d_temp)) {
+    return cudaErrorInvalidValue;
+  }
+  auto* const base = static_cast<unsigned char*>(d_temp);
+  unsigned char* const mine = base + static_cast<std::size_t>(rank) * record;
+  err = shard::summarize(base + records, summary_temp, in, local, kind, mine, stream);
+  if (err != cudaSuccess) return err;
+  if (ncclAllGather(mine, base, record, ncclUint8, comm, stream) != ncclSuccess) return cudaErrorUnknown;
+  return shard::scan_from(base + records, scan_temp, in, local, kind, base, record, rank, out, exclusive, stream);
+}
+
+template <Extreme E, class T, class Index>
+cudaError_t extreme(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 local, ncclComm_t comm,
+                    cudaStream_t stream, Tie tie) {
+  const bool valid = in != nullptr && values != nullptr && indices != nullptr;
+  const auto out = shard::pair_output(values, indices);
+  return tie == Tie::last
+             ? sharded_scan(d_temp, temp_bytes, in, local, shard::extreme_kind<T, E, Tie::last>{}, out, false, valid, comm, stream)
+             : sharded_scan(d_temp, temp_bytes, in, local, shard::extreme_kind<T, E, Tie::first>{}, out, false, valid, comm, stream);
+}
+
+template <class T, class Out>
+cudaError_t sum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 local, bool exclusive, ncclComm_t comm,
+                cudaStream_t stream) {
+  using Acc = FASTSCAN_NAMESPACE::detail::arith_t<Out>;
+  const auto to = thrust::make_transform_output_iterator(out, convert<Out>{});
+  return sharded_scan(d_temp, temp_bytes, in, local, shard::plain_kind<Acc, sum_op>{}, to, exclusive, in != nullptr && out != nullptr,
+                      comm, stream);
+}
+
+}  // namespace detail_
+
+//! Running maximum and its global index (the position in the whole axis) of the sharded axis,
+//! with cummax's semantics (ties, NaN). `Index` must hold the whole axis's last position.
+template <class T, class Index = std::int64_t>
+cudaError_t cummax(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 local_shape,
+                   ncclComm_t comm, cudaStream_t stream, Tie tie = Tie::last) {
+  return detail_::extreme<Extreme::max>(d_temp, temp_bytes, in, values, indices, local_shape, comm, stream, tie);
+}
+//! Running minimum and its global index; as cummax.
+template <class T, class Index = std::int64_t>
+cudaError_t cummin(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 local_shape,
+                   ncclComm_t comm, cudaStream_t stream, Tie tie = Tie::last) {
+  return detail_::extreme<Extreme::min>(d_temp, temp_bytes, in, values, indices, local_shape, comm, stream, tie);
+}
+//! Inclusive sums of the sharded axis, accumulated as cumsum does (float for 16-bit floats).
+template <class T, class Out = T>
+cudaError_t cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 local_shape, ncclComm_t comm,
+                   cudaStream_t stream) {
+  return detail_::sum(d_temp, temp_bytes, in, out, local_shape, false, comm, stream);
+}
+//! Exclusive sums of the sharded axis (0 at the start of the whole axis).
+template <class T, class Out = T>
+cudaError_t exclusive_cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 local_shape, ncclComm_t comm,
+                             cudaStream_t stream) {
+  return detail_::sum(d_temp, temp_bytes, in, out, local_shape, true, comm, stream);
+}
+//! Any associative `op(earlier, later)` over T (affine pairs for state passing, for example).
+template <class T, class Op>
+cudaError_t inclusive_scan(void* d_temp, std::size_t& temp_bytes, const T* in, T* out, Op op, Shape3 local_shape, ncclComm_t comm,
+                           cudaStream_t stream) {
+  return detail_::sharded_scan(d_temp, temp_bytes, in, local_shape, shard::plain_kind<T, Op>{op}, out, false,
+                               in != nullptr && out != nullptr, comm, stream);
+}
+
+}  // namespace nccl
+FASTSCAN_NAMESPACE_END

@@ -1,0 +1,261 @@
+//! \file shard.cuh
+//! Scans along an axis cut into shards, one per rank in rank order: the arithmetic of a
+//! distributed scan, below any communication (fastscan/nccl.cuh adds the all-gather). Rank r holds
+//! `[outer, len_r, inner]`, the rows [offset_r, offset_r + len_r) of every column of the whole
+//! `[outer, sum of len_q, inner]`; its result is its part of the scan of the whole. Three steps:
+//!   1. `summarize`: the shard's length and the fold of each of its columns (a summary record,
+//!      `summary_bytes` bytes) in an order fixed by the shape;
+//!   2. the exchange: every rank gets every rank's record, in rank order (an all-gather);
+//!   3. `scan_from`: each column's carry, the fold of the earlier ranks' records, enters the shard's
+//!      first row as it is read, and one scan writes the outputs.
+//! Every operator takes the same path, so the whole reads the input twice and writes it once, and
+//! a float sum is bitwise the same for a fixed number of ranks and shard lengths. Positions
+//! (cummax / cummin indices) are global: a record keeps shard positions, rebased by the offsets
+//! the lengths give.
+#pragma once
+
+#include <fastscan/detail/layout.hpp>
+#include <fastscan/inclusive_scan.cuh>
+#include <fastscan/ops/value_index.cuh>
+
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/tuple.h>
+
+FASTSCAN_NAMESPACE_BEGIN
+namespace shard {
+
+//! What a sharded scan folds: `element(x, position)` lifts an input at a global (or, in a record,
+//! shard) position to the accumulator, `rebase(acc, offset)` moves a record's positions by the
+//! shard's offset. Sums and any operator ignore positions; cummax / cummin keep them.
+template <class Acc, class Op>
+struct plain_kind {
+  using acc_t = Acc;
+  Op op;
+  template <class T>
+  FASTSCAN_HD Acc element(const T& x, std::int64_t) const {
+    return detail::convert_to<Acc>(x);
+  }
+  FASTSCAN_HD Acc rebase(const Acc& a, std::int64_t) const { return a; }
+};
+template <class T, Extreme E, Tie Ti>
+struct extreme_kind {
+  using acc_t = value_index<T>;
+  value_index_op<T, E, Ti> op;
+  FASTSCAN_HD acc_t element(const T& x, std::int64_t position) const { return {x, position}; }
+  FASTSCAN_HD acc_t rebase(acc_t a, std::int64_t offset) const {
+    a.index += offset;
+    return a;
+  }
+};
+
+//! A summary record: the shard's length, then one accumulator per column (o * inner + c).
+template <class Acc>
+std::size_t summary_bytes(Shape3 local) {
+  return 16 + detail::align16(static_cast<std::size_t>(local.outer * local.inner) * sizeof(Acc));
+}
+
+namespace detail_ {
+
+using FASTSCAN_NAMESPACE::detail::align16;
+
+//! out[o, k, c] = the fold, in row order, of rows [k * rows, (k + 1) * rows) of column (o, c) of
+//! an [outer, len, inner] view read through `load(o, i, c)`.
+template <class Acc, class Op, class Load>
+FASTSCAN_KERNEL void fold_rows_kernel(Load load, Op op, Acc* out, std::int64_t outer, std::int64_t len, std::int64_t inner,
+                                      std::int64_t rows) {
+  const std::int64_t chunks = (len + rows - 1) / rows;
+  const std::int64_t n = outer * chunks * inner;
+  for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t < n; t += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t c = t % inner, k = (t / inner) % chunks, o = t / (inner * chunks);
+    const std::int64_t first = k * rows, last = first + rows < len ? first + rows : len;
+    Acc acc = load(o, first, c);
+    for (std::int64_t i = first + 1; i < last; ++i) acc = op(acc, load(o, i, c));
+    out[t] = acc;
+  }
+}
+
+//! The shard's inputs lifted at shard positions; then a pass's partial folds.
+template <class T, class Kind>
+struct input_rows {
+  const T* in;
+  Kind kind;
+  std::int64_t len, inner;
+  FASTSCAN_HD typename Kind::acc_t operator()(std::int64_t o, std::int64_t i, std::int64_t c) const {
+    return kind.element(in[(o * len + i) * inner + c], i);
+  }
+};
+template <class Acc>
+struct partial_rows {
+  const Acc* partials;
+  std::int64_t len, inner;
+  FASTSCAN_HD Acc operator()(std::int64_t o, std::int64_t i, std::int64_t c) const { return partials[(o * len + i) * inner + c]; }
+};
+
+//! A record's length, written on the stream (no host memory for a captured graph to read later).
+template <class Int>
+FASTSCAN_KERNEL void write_length_kernel(Int* record, Int len) {
+  *record = len;
+}
+
+constexpr std::int64_t fold_rows = 64;  //!< rows a thread folds per pass (passes: log_64 len)
+inline unsigned blocks_for(std::int64_t n) {
+  const std::int64_t b = (n + 255) / 256;
+  return static_cast<unsigned>(b < 4096 ? (b > 0 ? b : 1) : 4096);
+}
+
+//! Each column's carry (the fold of the earlier ranks' records, positions rebased), whether it has
+//! one, and the shard's offset.
+template <class Kind>
+FASTSCAN_KERNEL void carry_kernel(const unsigned char* records, std::size_t record_bytes, int rank, std::int64_t cols, Kind kind,
+                                  typename Kind::acc_t* carry, unsigned char* has, std::int64_t* offset) {
+  using Acc = typename Kind::acc_t;
+  for (std::int64_t col = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; col < cols; col += std::int64_t{gridDim.x} * blockDim.x) {
+    std::int64_t off = 0;
+    bool have = false;
+    Acc acc{};
+    for (int q = 0; q < rank; ++q) {
+      const unsigned char* const record = records + static_cast<std::size_t>(q) * record_bytes;
+      const std::int64_t len = *reinterpret_cast<const std::int64_t*>(record);
+      if (len > 0) {
+        const Acc a = kind.rebase(reinterpret_cast<const Acc*>(record + 16)[col], off);
+        acc = have ? kind.op(acc, a) : a;
+        have = true;
+      }
+      off += len;
+    }
+    carry[col] = acc;
+    has[col] = have;
+    if (col == 0) *offset = off;
+  }
+}
+
+//! Element i of the shard as the scan reads it: lifted at its global position, the carry folded
+//! into the first row (inclusive), or the previous row's (exclusive: the carry, or the identity, first).
+template <class T, class Kind>
+struct carried_input {
+  const T* in;
+  Kind kind;
+  const typename Kind::acc_t* carry;
+  const unsigned char* has;
+  const std::int64_t* offset;
+  std::int64_t len, inner;
+  bool exclusive;
+  __device__ typename Kind::acc_t operator()(std::int64_t i) const {
+    const std::int64_t c = i % inner, pos = (i / inner) % len, col = (i / (inner * len)) * inner + c;
+    if (exclusive) {
+      if (pos > 0) return kind.element(in[i - inner], *offset + pos - 1);
+      return has[col] ? carry[col] : typename Kind::acc_t{};
+    }
+    const auto x = kind.element(in[i], *offset + pos);
+    return pos == 0 && has[col] ? kind.op(carry[col], x) : x;
+  }
+};
+
+//! (value, index) to the two output arrays.
+template <class T, class Index>
+struct split_pair {
+  __device__ thrust::tuple<T, Index> operator()(const value_index<T>& p) const {
+    return thrust::make_tuple(p.value, static_cast<Index>(p.index));
+  }
+};
+
+}  // namespace detail_
+
+//! Step 1: writes the shard's summary record to `record` (summary_bytes<Kind::acc_t>(local) bytes,
+//! device memory, 16-byte aligned). Two-phase temp storage; cudaErrorInvalidValue for negative
+//! extents or null pointers with rows.
+template <class T, class Kind>
+cudaError_t summarize(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3 local, Kind kind, void* record,
+                      cudaStream_t stream = nullptr) {
+  using Acc = typename Kind::acc_t;
+  namespace d = detail_;
+  if (local.outer < 0 || local.len < 0 || local.inner < 0) return cudaErrorInvalidValue;
+  const std::int64_t cols = local.outer * local.inner;
+  const std::int64_t first = (local.len + d::fold_rows - 1) / d::fold_rows;
+  const std::size_t bytes = d::align16(static_cast<std::size_t>(cols * first) * sizeof(Acc)) * 2 + 16;
+  if (d_temp == nullptr) {
+    temp_bytes = bytes;
+    return cudaSuccess;
+  }
+  if (temp_bytes < bytes || record == nullptr || (cols > 0 && local.len > 0 && in == nullptr)) return cudaErrorInvalidValue;
+  const std::int64_t len = cols > 0 ? local.len : 0;
+  d::write_length_kernel<<<1, 1, 0, stream>>>(static_cast<std::int64_t*>(record), len);
+  cudaError_t err = cudaPeekAtLastError();
+  if (err != cudaSuccess || len == 0) return err;
+  Acc* const out = reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16);
+  Acc* const ping = static_cast<Acc*>(d_temp);
+  Acc* const pong = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp) + bytes / 2);
+  // Passes of fold_rows rows each until one row is left; the last pass writes the record.
+  std::int64_t rows_left = len;
+  Acc* from = nullptr;
+  for (int pass = 0; err == cudaSuccess; ++pass) {
+    const std::int64_t chunks = (rows_left + d::fold_rows - 1) / d::fold_rows;
+    Acc* const to = chunks == 1 ? out : (pass % 2 == 0 ? ping : pong);
+    const std::int64_t n = local.outer * chunks * local.inner;
+    if (pass == 0) {
+      d::fold_rows_kernel<<<d::blocks_for(n), 256, 0, stream>>>(d::input_rows<T, Kind>{in, kind, len, local.inner}, kind.op, to,
+                                                                local.outer, rows_left, local.inner, d::fold_rows);
+    } else {
+      d::fold_rows_kernel<<<d::blocks_for(n), 256, 0, stream>>>(d::partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to,
+                                                                local.outer, rows_left, local.inner, d::fold_rows);
+    }
+    err = cudaPeekAtLastError();
+    if (chunks == 1) break;
+    from = to;
+    rows_left = chunks;
+  }
+  return err;
+}
+
+//! Step 3: scans the shard into `out` (any output iterator taking Kind::acc_t) from the records of
+//! all `ranks` ranks (`records`, rank order, record_bytes apart, as an all-gather leaves them);
+//! `exclusive` for exclusive sums. Two-phase temp storage.
+template <class T, class Kind, class OutIt>
+cudaError_t scan_from(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3 local, Kind kind, const void* records,
+                      std::size_t record_bytes, int rank, OutIt out, bool exclusive = false, cudaStream_t stream = nullptr) {
+  using Acc = typename Kind::acc_t;
+  namespace d = detail_;
+  if (local.outer < 0 || local.len < 0 || local.inner < 0 || rank < 0) return cudaErrorInvalidValue;
+  const std::int64_t cols = local.outer * local.inner;
+  const std::size_t carry_bytes = d::align16(static_cast<std::size_t>(cols) * sizeof(Acc));
+  const std::size_t head = carry_bytes + d::align16(static_cast<std::size_t>(cols)) + 16;
+  const d::carried_input<T, Kind> reader{in, kind, nullptr, nullptr, nullptr, local.len > 0 ? local.len : 1, local.inner > 0 ? local.inner : 1,
+                                         exclusive};
+  const auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), reader);
+  std::size_t scan_bytes = 0;
+  cudaError_t err = FASTSCAN_NAMESPACE::inclusive_scan(nullptr, scan_bytes, input, out, kind.op, local, stream);
+  if (err != cudaSuccess) return err;
+  if (d_temp == nullptr) {
+    temp_bytes = head + scan_bytes;
+    return cudaSuccess;
+  }
+  if (temp_bytes < head + scan_bytes || records == nullptr) return cudaErrorInvalidValue;
+  if (cols == 0 || local.len == 0) return cudaSuccess;
+  auto* const base = static_cast<unsigned char*>(d_temp);
+  auto* const carry = reinterpret_cast<Acc*>(base);
+  auto* const has = base + carry_bytes;
+  auto* const offset = reinterpret_cast<std::int64_t*>(base + carry_bytes + d::align16(static_cast<std::size_t>(cols)));
+  d::carry_kernel<<<d::blocks_for(cols), 256, 0, stream>>>(static_cast<const unsigned char*>(records), record_bytes, rank, cols,
+                                                           kind, carry, has, offset);
+  err = cudaPeekAtLastError();
+  if (err != cudaSuccess) return err;
+  d::carried_input<T, Kind> carried = reader;
+  carried.carry = carry;
+  carried.has = has;
+  carried.offset = offset;
+  return FASTSCAN_NAMESPACE::inclusive_scan(base + head, scan_bytes, thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), carried),
+                        out, kind.op, local, stream);
+}
+
+//! The output of cummax / cummin shards: values and indices through one iterator.
+template <class T, class Index>
+auto pair_output(T* values, Index* indices) {
+  return thrust::make_transform_output_iterator(thrust::make_zip_iterator(thrust::make_tuple(values, indices)),
+                                                detail_::split_pair<T, Index>{});
+}
+
+}  // namespace shard
+FASTSCAN_NAMESPACE_END
