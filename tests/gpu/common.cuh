@@ -27,6 +27,12 @@ struct device_buffer {
       if (err != cudaSuccess) {
         FAIL("cudaMalloc of " << n * sizeof(T) << " bytes failed: " << cudaGetErrorString(err));
       }
+      // Byte buffers are temp storage: written once with 0xff, which the tile state reads as
+      // unpublished, so that compute-sanitizer's initcheck does not report the look-back's reads
+      // of words no tile has written yet (by design: they carry no tag of the call).
+      if constexpr (std::is_same_v<T, unsigned char>) {
+        CUDA_REQUIRE(cudaMemset(ptr, 0xff, n));
+      }
     }
   }
   device_buffer(const device_buffer&) = delete;

@@ -55,7 +55,10 @@ void check_generic(fastscan::Shape3 s, Op op, Make make) {
   device_buffer<T> d_in(n), d_out(n);
   d_in.upload(in);
   d_out.poison();
-  CUDA_REQUIRE(fastscan::inclusive_scan(d_in.ptr, d_out.ptr, op, s));
+  std::size_t bytes = 0;
+  CUDA_REQUIRE(fastscan::inclusive_scan(nullptr, bytes, d_in.ptr, d_out.ptr, op, s));
+  device_buffer<unsigned char> temp(bytes);
+  CUDA_REQUIRE(fastscan::inclusive_scan(temp.ptr, bytes, d_in.ptr, d_out.ptr, op, s));
   const auto got = d_out.download();
   std::size_t bad = 0;
   for (std::int64_t o = 0; o < s.outer; ++o) {

@@ -438,7 +438,7 @@ TEST_CASE("temp storage that holds a saved dump of an earlier call's tile state 
   CHECK(std::adjacent_find(tags.begin(), tags.end()) == tags.end());
   CHECK(tags.front() != 0);
 
-  const auto check_dump = [](const scan_case& c, auto element) {
+  const auto check_dump = [](const scan_case& c, auto element, bool control) {
     using T = decltype(element);
     CAPTURE(shape_name(c.s), c.extreme);
     const std::size_t bytes = c.temp_bytes();
@@ -459,10 +459,12 @@ TEST_CASE("temp storage that holds a saved dump of an earlier call's tile state 
     const auto dump = temp.download();
     temp.upload(dump);
     CHECK(run(22) == 0);  // over the dump
-    temp.upload(dump);
-    fastscan::detail::tile_tags().store(first_tag);  // the control: the dump's own tag again
-    CHECK(run(23) > 0);
+    if (control) {  // the dump's own tag again (a long chain: some tile looks back before its predecessor publishes)
+      temp.upload(dump);
+      fastscan::detail::tile_tags().store(first_tag);
+      CHECK(run(23) > 0);
+    }
   };
-  check_dump(scan_case{{1, 9000011, 1}, true}, std::int64_t{});
-  check_dump(scan_case{{40, 999, 64}, false}, std::int32_t{});
+  check_dump(scan_case{{1, 9000011, 1}, true}, std::int64_t{}, true);
+  check_dump(scan_case{{40, 999, 64}, false}, std::int32_t{}, false);
 }

@@ -542,10 +542,11 @@ bool finishes(cudaStream_t stream, int seconds) {
 //! Large look-back scans: grids of many waves, so blocks wait on tiles of blocks not yet started.
 std::vector<std::unique_ptr<call>> long_scans() {
   std::vector<std::unique_ptr<call>> calls;
-  calls.push_back(std::make_unique<cummax_call>(fastscan::Shape3{1, std::int64_t{1} << 24, 1}));
-  calls.push_back(std::make_unique<cummax_call>(fastscan::Shape3{1, std::int64_t{1} << 18, 64}));
-  calls.push_back(std::make_unique<sum_call>(sum_call::inclusive, fastscan::Shape3{1, std::int64_t{1} << 24, 3}));
-  calls.push_back(std::make_unique<segmented_call>(segmented_call::cumsum, std::int64_t{1} << 20, 16));
+  // (a few MB each: one SM, shared with whatever else runs, streams them in seconds)
+  calls.push_back(std::make_unique<cummax_call>(fastscan::Shape3{1, std::int64_t{1} << 20, 1}));
+  calls.push_back(std::make_unique<cummax_call>(fastscan::Shape3{1, std::int64_t{1} << 14, 64}));
+  calls.push_back(std::make_unique<sum_call>(sum_call::inclusive, fastscan::Shape3{1, std::int64_t{1} << 19, 3}));
+  calls.push_back(std::make_unique<segmented_call>(segmented_call::cumsum, std::int64_t{1} << 16, 16));
   return calls;
 }
 

@@ -65,7 +65,7 @@ std::vector<typename Kind::acc_t> sharded_scan(const host_array<T>& whole, fasts
     }
     in.push_back(std::make_unique<device_buffer<T>>(part.size()));
     out.push_back(std::make_unique<device_buffer<Acc>>(part.size()));
-    if (!part.empty()) in.back()->upload(part);
+    if (part.size() > 0) in.back()->upload(part);
     std::size_t bytes = 0;
     CUDA_REQUIRE(fastscan::shard::summarize(nullptr, bytes, in[r]->ptr, local, kind, records.ptr + r * record));
     device_buffer<unsigned char> temp(bytes);

@@ -446,7 +446,7 @@ template <class Policy, class Problem, class Heads>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
                                                                                             Heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile<true>(p.tile_counter, p.num_tiles,
+  for_each_tile<true>(p.tile_counter, p.num_tiles, smem,
                       [&](std::int64_t tile) { row_tile<Policy, Problem, Heads>(prob, p, heads, tile, smem).run(); });
 }
 

@@ -339,9 +339,11 @@ struct tile_state {
 //! the row kernel and short column kernels); otherwise a counter loop for grids smaller than their
 //! tiles beside a strided loop for the rest (faster for the 8- and 16-row column kernels;
 //! bench/NOTES.md), which starts at the block's ticket when there is a counter.
+//! The ticket reaches the block through the first 8 bytes of its dynamic shared memory, `scratch`,
+//! free between tiles, so the kernels have no static shared memory (a plan may use all there is).
 template <bool OneBody, class TileFn>
-FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num_tiles, TileFn&& tile_fn) {
-  __shared__ std::int64_t next_tile;
+FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num_tiles, unsigned char* scratch, TileFn&& tile_fn) {
+  volatile std::int64_t* const next_tile = reinterpret_cast<volatile std::int64_t*>(scratch);
   const bool one_each = static_cast<std::int64_t>(gridDim.x) >= num_tiles;
   const auto take = [&](std::int64_t after) -> std::int64_t {
     if (counter == nullptr) {
@@ -351,10 +353,12 @@ FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num
       return num_tiles;
     }
     if (threadIdx.x == 0) {
-      next_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+      *next_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
     }
     __syncthreads();
-    return next_tile;
+    const std::int64_t tile = *next_tile;
+    __syncthreads();  // (the tile may write the scratch bytes)
+    return tile;
   };
   if constexpr (OneBody) {
     for (std::int64_t tile = take(-1); tile < num_tiles; tile = take(tile)) {

@@ -305,6 +305,9 @@ inline void plan_launch(plan& p, const device_limits& dev) {
       (p.kind == strategy::rows || p.layout.outer * p.col_chunks < dev.sm_count)) {
     p.first_poll_ns = policy::lookback_first_poll_ns;
   }
+  if (p.lookback && p.smem_bytes < 16) {
+    p.smem_bytes = 16;  // the tile ticket's scratch (tile_state.cuh, for_each_tile)
+  }
   const std::int64_t ahead = std::max(1, dev.sm_count / policy::prefetch_sm_divisor);
   p.prefetch_tiles = p.num_tiles > ahead ? ahead : 0;
   if (p.smem_bytes > dev.smem_per_block) {
