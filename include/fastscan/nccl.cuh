@@ -25,6 +25,11 @@ struct convert {
   }
 };
 
+//! The communicator's size and this rank; false for a null or broken communicator.
+inline bool ranks_of(ncclComm_t comm, int& ranks, int& rank) {
+  return comm != nullptr && ncclCommCount(comm, &ranks) == ncclSuccess && ncclCommUserRank(comm, &rank) == ncclSuccess;
+}
+
 //! Summarize, all-gather the records in place, scan from the carry. Temp: the records, then the
 //! larger of the two steps' temp storage. An NCCL failure returns cudaErrorUnknown.
 template <class T, class Kind, class OutIt>
@@ -32,8 +37,7 @@ cudaError_t sharded_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Sha
                          bool pointers_valid, ncclComm_t comm, cudaStream_t stream) {
   using Acc = typename Kind::acc_t;
   int ranks = 0, rank = 0;
-  if (local.outer < 0 || local.len < 0 || local.inner < 0 || comm == nullptr || ncclCommCount(comm, &ranks) != ncclSuccess ||
-      ncclCommUserRank(comm, &rank) != ncclSuccess) {
+  if (local.outer < 0 || local.len < 0 || local.inner < 0 || !ranks_of(comm, ranks, rank)) {
     return cudaErrorInvalidValue;
   }
   const std::size_t record = shard::summary_bytes<Acc>(local);

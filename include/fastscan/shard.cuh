@@ -164,6 +164,34 @@ struct split_pair {
 
 }  // namespace detail_
 
+namespace detail_ {
+
+//! out[o * inner + c] = the fold of column (o, c): passes of fold_rows rows each, ping-ponging
+//! partial folds between two temp arrays, until one row is left (the last pass writes `out`).
+template <class T, class Kind, class Acc = typename Kind::acc_t>
+cudaError_t fold_columns(const T* in, Shape3 local, Kind kind, Acc* out, Acc* ping, Acc* pong, cudaStream_t stream) {
+  std::int64_t rows_left = local.len;
+  const Acc* from = nullptr;
+  for (int pass = 0;; ++pass) {
+    const std::int64_t chunks = (rows_left + fold_rows - 1) / fold_rows;
+    Acc* const to = chunks == 1 ? out : (pass % 2 == 0 ? ping : pong);
+    const unsigned blocks = blocks_for(local.outer * chunks * local.inner);
+    if (pass == 0) {
+      fold_rows_kernel<<<blocks, 256, 0, stream>>>(input_rows<T, Kind>{in, kind, local.len, local.inner}, kind.op, to, local.outer,
+                                                  rows_left, local.inner, fold_rows);
+    } else {
+      fold_rows_kernel<<<blocks, 256, 0, stream>>>(partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to, local.outer,
+                                                  rows_left, local.inner, fold_rows);
+    }
+    const cudaError_t err = cudaPeekAtLastError();
+    if (err != cudaSuccess || chunks == 1) return err;
+    from = to;
+    rows_left = chunks;
+  }
+}
+
+}  // namespace detail_
+
 //! Step 1: writes the shard's summary record to `record` (summary_bytes<Kind::acc_t>(local) bytes,
 //! device memory, 16-byte aligned). Two-phase temp storage; cudaErrorInvalidValue for negative
 //! extents or null pointers with rows.
@@ -174,40 +202,19 @@ cudaError_t summarize(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
   namespace d = detail_;
   if (local.outer < 0 || local.len < 0 || local.inner < 0) return cudaErrorInvalidValue;
   const std::int64_t cols = local.outer * local.inner;
-  const std::int64_t first = (local.len + d::fold_rows - 1) / d::fold_rows;
-  const std::size_t bytes = d::align16(static_cast<std::size_t>(cols * first) * sizeof(Acc)) * 2 + 16;
+  const std::size_t half = d::align16(static_cast<std::size_t>(cols * ((local.len + d::fold_rows - 1) / d::fold_rows)) * sizeof(Acc));
   if (d_temp == nullptr) {
-    temp_bytes = bytes;
+    temp_bytes = 2 * half + 16;
     return cudaSuccess;
   }
-  if (temp_bytes < bytes || record == nullptr || (cols > 0 && local.len > 0 && in == nullptr)) return cudaErrorInvalidValue;
+  if (temp_bytes < 2 * half + 16 || record == nullptr || (cols > 0 && local.len > 0 && in == nullptr)) return cudaErrorInvalidValue;
   const std::int64_t len = cols > 0 ? local.len : 0;
   d::write_length_kernel<<<1, 1, 0, stream>>>(static_cast<std::int64_t*>(record), len);
-  cudaError_t err = cudaPeekAtLastError();
+  const cudaError_t err = cudaPeekAtLastError();
   if (err != cudaSuccess || len == 0) return err;
-  Acc* const out = reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16);
-  Acc* const ping = static_cast<Acc*>(d_temp);
-  Acc* const pong = reinterpret_cast<Acc*>(static_cast<unsigned char*>(d_temp) + bytes / 2);
-  // Passes of fold_rows rows each until one row is left; the last pass writes the record.
-  std::int64_t rows_left = len;
-  Acc* from = nullptr;
-  for (int pass = 0; err == cudaSuccess; ++pass) {
-    const std::int64_t chunks = (rows_left + d::fold_rows - 1) / d::fold_rows;
-    Acc* const to = chunks == 1 ? out : (pass % 2 == 0 ? ping : pong);
-    const std::int64_t n = local.outer * chunks * local.inner;
-    if (pass == 0) {
-      d::fold_rows_kernel<<<d::blocks_for(n), 256, 0, stream>>>(d::input_rows<T, Kind>{in, kind, len, local.inner}, kind.op, to,
-                                                                local.outer, rows_left, local.inner, d::fold_rows);
-    } else {
-      d::fold_rows_kernel<<<d::blocks_for(n), 256, 0, stream>>>(d::partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to,
-                                                                local.outer, rows_left, local.inner, d::fold_rows);
-    }
-    err = cudaPeekAtLastError();
-    if (chunks == 1) break;
-    from = to;
-    rows_left = chunks;
-  }
-  return err;
+  auto* const temp = static_cast<unsigned char*>(d_temp);
+  return d::fold_columns(in, local, kind, reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16),
+                         reinterpret_cast<Acc*>(temp), reinterpret_cast<Acc*>(temp + half), stream);
 }
 
 //! Step 3: scans the shard into `out` (any output iterator taking Kind::acc_t) from the records of
