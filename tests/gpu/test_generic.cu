@@ -2,6 +2,7 @@
 #include "common.cuh"
 #include "fuzz.cuh"
 
+#include "../support/affine_maps.cuh"
 #include "../support/odd_types.cuh"
 
 #include <thrust/iterator/counting_iterator.h>
@@ -11,17 +12,6 @@ using namespace fstest;
 
 // Operator types live in a named namespace: kernels instantiated on them keep external linkage.
 namespace generic_ops {
-
-//! x -> a * x + b (mod 2^32); composing maps is associative but not commutative.
-struct affine {
-  std::uint32_t a, b;
-};
-struct compose_affine {
-  __host__ __device__ affine operator()(const affine& earlier, const affine& later) const {
-    return {later.a * earlier.a, later.a * earlier.b + later.b};
-  }
-};
-bool operator==(const affine& x, const affine& y) { return x.a == y.a && x.b == y.b; }
 
 //! 2x2 matrices mod 2^32: a 16-byte accumulator, too wide for the packed tile state.
 struct mat2 {
@@ -43,6 +33,8 @@ struct affine_out {
 }  // namespace generic_ops
 
 using namespace generic_ops;
+using affine_maps::affine;
+using affine_maps::compose_affine;
 
 namespace {
 

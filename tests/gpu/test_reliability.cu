@@ -550,27 +550,41 @@ std::vector<std::unique_ptr<call>> long_scans() {
   return calls;
 }
 
+//! The long scans with fresh inputs and their temp storage, allocated before any SM holder starts
+//! (allocating or freeing may wait for the device), launched on one stream by `launch`.
+struct progress_work {
+  int sms = 0;
+  std::vector<std::unique_ptr<call>> calls = long_scans();
+  std::vector<std::unique_ptr<device_buffer<unsigned char>>> temps;
+  stream_guard stream;
+  explicit progress_work(std::uint64_t seed) {
+    int device = 0;
+    CUDA_REQUIRE(cudaGetDevice(&device));
+    CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    for (auto& c : calls) {
+      c->refill(seed);
+      temps.push_back(std::make_unique<device_buffer<unsigned char>>(c->temp_bytes()));
+    }
+  }
+  void launch() {
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      calls[i]->poison(stream.s);
+      std::size_t bytes = temps[i]->count;
+      CUDA_REQUIRE(calls[i]->launch(temps[i]->ptr, bytes, stream.s));
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("look-back scans finish while another kernel holds all but a few SMs", "[gpu][progress]") {
-  int sms = 0, device = 0;
-  CUDA_REQUIRE(cudaGetDevice(&device));
-  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  auto calls = long_scans();
-  for (auto& c : calls) c->refill(500);
-  // Everything that allocates or frees (both may wait for the device) happens outside the holder's life.
-  std::vector<std::unique_ptr<device_buffer<unsigned char>>> temps;
-  for (auto& c : calls) temps.push_back(std::make_unique<device_buffer<unsigned char>>(c->temp_bytes()));
-  stream_guard stream;
+  progress_work work(500);
+  auto& calls = work.calls;
+  auto& stream = work.stream;
   for (const int free_sms : {1, 4}) {
     CAPTURE(free_sms);
-    sm_holder holder(sms - free_sms);
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      auto& c = calls[i];
-      c->poison(stream.s);
-      std::size_t bytes = temps[i]->count;
-      CUDA_REQUIRE(c->launch(temps[i]->ptr, bytes, stream.s));
-    }
+    sm_holder holder(work.sms - free_sms);
+    work.launch();
     const bool done = finishes(stream.s, 60);
     CHECK(done);
     if (!done) return;  // (the holder's release lets a hung scan go on; its results are not checked)
@@ -582,20 +596,12 @@ TEST_CASE("look-back scans finish while another kernel holds all but a few SMs",
 }
 
 TEST_CASE("scans launched while the GPU is full start on the SMs as they free up", "[gpu][progress]") {
-  int sms = 0, device = 0;
-  CUDA_REQUIRE(cudaGetDevice(&device));
-  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  auto calls = long_scans();
-  for (auto& c : calls) c->refill(600);
-  std::vector<std::unique_ptr<device_buffer<unsigned char>>> temps;
-  for (auto& c : calls) temps.push_back(std::make_unique<device_buffer<unsigned char>>(c->temp_bytes()));
-  stream_guard stream;
+  progress_work work(600);
+  auto& calls = work.calls;
+  auto& stream = work.stream;
+  const int sms = work.sms;
   sm_holder holder(sms);
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    calls[i]->poison(stream.s);
-    std::size_t bytes = temps[i]->count;
-    CUDA_REQUIRE(calls[i]->launch(temps[i]->ptr, bytes, stream.s));
-  }
+  work.launch();
   // Nothing can run yet; then one SM more every millisecond (MPS-like partial occupancy).
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   CHECK(cudaStreamQuery(stream.s) == cudaErrorNotReady);

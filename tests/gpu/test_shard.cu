@@ -7,23 +7,14 @@
 
 #include <fastscan/shard.cuh>
 
+#include "../support/affine_maps.cuh"
+
 #include <memory>
 
 using namespace fstest;
 
-namespace shard_ops {
-//! x -> a * x + b (mod 2^32): composition is associative, not commutative.
-struct affine {
-  std::uint32_t a, b;
-};
-struct compose {
-  __host__ __device__ affine operator()(const affine& earlier, const affine& later) const {
-    return {later.a * earlier.a, later.a * earlier.b + later.b};
-  }
-};
-}  // namespace shard_ops
-using shard_ops::affine;
-using shard_ops::compose;
+using affine_maps::affine;
+using compose = affine_maps::compose_affine;
 
 namespace {
 
