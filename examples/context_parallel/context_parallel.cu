@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -76,44 +77,59 @@ int run_rank(int rank, int ranks, const ncclUniqueId& id) {
 
 }  // namespace
 
-//! The GPU count and NCCL's id, from a child process: a parent that started CUDA could not fork
-//! processes that use it.
-bool probe(int& ranks, ncclUniqueId& id) {
+//! The GPU count, from a child process: a parent that started CUDA could not fork processes that
+//! use it.
+bool probe(int& ranks) {
   int fds[2];
   if (pipe(fds) != 0) return false;
   const pid_t pid = fork();
   if (pid == 0) {
     int n = 0;
-    ncclUniqueId made{};
     if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
-    if (n > 0 && ncclGetUniqueId(&made) != ncclSuccess) n = -1;
-    const bool sent = write(fds[1], &n, sizeof n) == sizeof n && write(fds[1], &made, sizeof made) == sizeof made;
-    std::_Exit(sent ? 0 : 1);
+    std::_Exit(write(fds[1], &n, sizeof n) == sizeof n ? 0 : 1);
   }
   close(fds[1]);
-  const bool got = read(fds[0], &ranks, sizeof ranks) == sizeof ranks && read(fds[0], &id, sizeof id) == sizeof id;
+  const bool got = read(fds[0], &ranks, sizeof ranks) == sizeof ranks;
   close(fds[0]);
   waitpid(pid, nullptr, 0);
   return got;
 }
 
+//! One rank's process: rank 0 makes NCCL's id (its process hosts the bootstrap root, so it must
+//! live through every rank's init) and hands it to the others through their pipes.
+int start_rank(int rank, int ranks, const std::vector<std::array<int, 2>>& pipes) {
+  ncclUniqueId id{};
+  if (rank == 0) {
+    if (ncclGetUniqueId(&id) != ncclSuccess) return 1;
+    for (int r = 1; r < ranks; ++r) {
+      if (write(pipes[r][1], &id, sizeof id) != sizeof id) return 1;
+    }
+  } else if (read(pipes[rank][0], &id, sizeof id) != sizeof id) {
+    return 1;
+  }
+  return run_rank(rank, ranks, id);
+}
+
 int main() {
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   int ranks = 0;
-  ncclUniqueId id;
-  if (!probe(ranks, id) || ranks < 0) {
-    std::fprintf(stderr, "context_parallel: could not ask for the GPUs or an NCCL id\n");
+  if (!probe(ranks)) {
+    std::fprintf(stderr, "context_parallel: could not ask for the GPUs\n");
     return 1;
   }
   if (ranks == 0) {
     std::printf("context_parallel: no CUDA device on this machine; the example needs a GPU to run.\n");
     return 0;
   }
+  std::vector<std::array<int, 2>> pipes(static_cast<std::size_t>(ranks));
+  for (auto& p : pipes) {
+    if (pipe(p.data()) != 0) return 1;
+  }
   // One process per GPU.
   std::vector<pid_t> children;
   for (int rank = 0; rank < ranks; ++rank) {
     const pid_t pid = fork();
-    if (pid == 0) std::exit(run_rank(rank, ranks, id));
+    if (pid == 0) std::exit(start_rank(rank, ranks, pipes));
     children.push_back(pid);
   }
   int failed = 0;

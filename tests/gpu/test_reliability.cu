@@ -539,7 +539,8 @@ bool finishes(cudaStream_t stream, int seconds) {
   return cudaStreamQuery(stream) == cudaSuccess;
 }
 
-//! Large look-back scans: grids of many waves, so blocks wait on tiles of blocks not yet started.
+//! Look-back scans whose blocks wait on tiles of blocks not yet started when few SMs are free: grids
+//! of many waves, and one of a single wave ([1, 2^14, 64] cummax, 128 tiles: it hung in block order).
 std::vector<std::unique_ptr<call>> long_scans() {
   std::vector<std::unique_ptr<call>> calls;
   // (a few MB each: one SM, shared with whatever else runs, streams them in seconds)
@@ -566,12 +567,13 @@ struct progress_work {
       temps.push_back(std::make_unique<device_buffer<unsigned char>>(c->temp_bytes()));
     }
   }
+  void launch_one(std::size_t i) {
+    calls[i]->poison(stream.s);
+    std::size_t bytes = temps[i]->count;
+    CUDA_REQUIRE(calls[i]->launch(temps[i]->ptr, bytes, stream.s));
+  }
   void launch() {
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      calls[i]->poison(stream.s);
-      std::size_t bytes = temps[i]->count;
-      CUDA_REQUIRE(calls[i]->launch(temps[i]->ptr, bytes, stream.s));
-    }
+    for (std::size_t i = 0; i < calls.size(); ++i) launch_one(i);
   }
 };
 
@@ -579,18 +581,16 @@ struct progress_work {
 
 TEST_CASE("look-back scans finish while another kernel holds all but a few SMs", "[gpu][progress]") {
   progress_work work(500);
-  auto& calls = work.calls;
-  auto& stream = work.stream;
   for (const int free_sms : {1, 4}) {
-    CAPTURE(free_sms);
-    sm_holder holder(work.sms - free_sms);
-    work.launch();
-    const bool done = finishes(stream.s, 60);
-    CHECK(done);
-    if (!done) return;  // (the holder's release lets a hung scan go on; its results are not checked)
-    for (auto& c : calls) {
-      CAPTURE(c->name);
-      CHECK(c->wrong() == 0);
+    for (std::size_t i = 0; i < work.calls.size(); ++i) {
+      // one scan at a time, so a stall names its scan
+      CAPTURE(free_sms, work.calls[i]->name);
+      sm_holder holder(work.sms - free_sms);
+      work.launch_one(i);
+      const bool done = finishes(work.stream.s, 60);
+      CHECK(done);
+      if (!done) return;  // (the holder's release lets a hung scan go on; its results are not checked)
+      CHECK(work.calls[i]->wrong() == 0);
     }
   }
 }

@@ -132,8 +132,6 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
   // The temp-storage bound the README promises: a 16-byte counter and at most one tile-state word
   // (16 bytes per 8 of the accumulator) per 4 elements.
   PLAN_CHECK(p.temp_bytes <= 16 + types.word_bytes * static_cast<std::size_t>((numel + 3) / 4));
-  // A grid of one wave needs no tile counter (dispatch.cuh): no more blocks than SMs.
-  PLAN_CHECK(p.one_wave == (p.grid <= dev.sm_count));
   // The first poll sleeps only along long chains (policy::lookback_sleep_min_tiles tiles, fewer
   // column chains than SMs).
   if (p.first_poll_ns != 0u) {

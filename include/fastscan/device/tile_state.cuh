@@ -333,7 +333,7 @@ struct tile_state {
 //! launch) tiles come from it in the order blocks start, so every tile a block waits on is held by a
 //! running block, whatever the grid and whatever else holds the SMs; a grid of a block per tile
 //! takes one ticket a block (none to learn that the tiles are gone). Without one, tile = block index
-//! over a grid-stride loop (plans with no look-back, and look-backs of one wave: dispatch.cuh).
+//! over a grid-stride loop (plans with no look-back).
 //!
 //! OneBody: one loop for every mode, so the tile body is compiled once (half the code; faster for
 //! the row kernel and short column kernels); otherwise a counter loop for grids smaller than their

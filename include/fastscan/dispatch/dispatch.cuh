@@ -149,14 +149,13 @@ inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
   return p.valid ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-//! The tile state of one launch. Tiles of a grid of more than one wave take their index from a
-//! counter zeroed on the stream before the launch, in the order blocks start, so a tile only ever
-//! waits on tiles held by running blocks, whatever order the hardware dispatches blocks in and
-//! whatever else holds the SMs. A grid of one wave (no more blocks than SMs) needs no order: every
-//! block has a place once the kernels beside it end, so its tiles are its block indices, with no
-//! memset before a latency-bound call. The tile words get a fresh tag (nothing to zero) when every
-//! tile has its own block; they are zeroed too (tag 0) when blocks loop over tiles or the stream is
-//! being captured into a graph (every replay of a graph reuses the captured tag).
+//! The tile state of one launch. Tiles take their index from a counter zeroed on the stream before
+//! the launch, in the order blocks start, so a tile only ever waits on tiles held by running
+//! blocks, whatever order the hardware dispatches blocks in and whatever else holds the SMs (block
+//! indices hang a grid of one wave that shares a single SM with a long kernel). The tile words get
+//! a fresh tag (only the 8-byte counter is zeroed) when every tile has its own block; they are
+//! zeroed too (tag 0) when blocks loop over tiles or the stream is being captured into a graph
+//! (every replay of a graph reuses the captured tag).
 struct launch_state {
   unsigned long long* counter = nullptr;
   unsigned long long tag = 0;
@@ -174,14 +173,11 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
     return err;
   }
   const bool tagged = capture == cudaStreamCaptureStatusNone && p.grid == p.num_tiles;
-  const bool counted = !tagged || !p.one_wave;
   s.tag = tagged ? next_tile_tag() : 0;
-  s.counter = counted ? static_cast<unsigned long long*>(d_temp) : nullptr;
-  if (counted) {
-    err = cudaMemsetAsync(d_temp, 0, tagged ? sizeof(unsigned long long) : p.temp_bytes, stream);
-    if (err != cudaSuccess) {
-      return err;
-    }
+  s.counter = static_cast<unsigned long long*>(d_temp);
+  err = cudaMemsetAsync(d_temp, 0, tagged ? sizeof(unsigned long long) : p.temp_bytes, stream);
+  if (err != cudaSuccess) {
+    return err;
   }
   auto* const base = static_cast<unsigned char*>(d_temp);
   const std::int64_t channels = p.kind == strategy::columns ? p.tile_cols : 1;

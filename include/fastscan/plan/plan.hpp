@@ -64,7 +64,6 @@ struct plan {
   std::size_t temp_bytes = 0;  //!< temp storage: a 16-byte tile counter, then the tile state (0
                                //!< when no tile looks back)
   std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
-  bool one_wave = false;       //!< grid <= SMs: every block has a place at once on an idle GPU
   std::int64_t prefetch_tiles = 0;  //!< each tile prefetches into L2 the inputs of the tile this many
                                     //!< tiles later (0: none)
   unsigned first_poll_ns = 0;  //!< a tile's look-back sleeps this long before its first poll
@@ -299,7 +298,6 @@ inline void plan_columns(plan& p, const scan_types& types, const device_limits& 
 //! the L2 prefetch distance.
 inline void plan_launch(plan& p, const device_limits& dev) {
   p.grid = p.num_tiles < dev.max_grid_x ? p.num_tiles : dev.max_grid_x;
-  p.one_wave = p.grid <= dev.sm_count;
   // Long chains in large grids: a tile's nearest predecessors are rarely done at its first poll.
   if (p.lookback && p.num_tiles >= policy::lookback_sleep_min_tiles &&
       (p.kind == strategy::rows || p.layout.outer * p.col_chunks < dev.sm_count)) {
