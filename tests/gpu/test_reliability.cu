@@ -540,7 +540,7 @@ bool finishes(cudaStream_t stream, int seconds) {
 }
 
 //! Look-back scans whose blocks wait on tiles of blocks not yet started when few SMs are free: grids
-//! of many waves, and one of a single wave ([1, 2^14, 64] cummax, 128 tiles: it hung in block order).
+//! of many waves, and one of a single wave ([1, 2^14, 64] cummax, 128 tiles).
 std::vector<std::unique_ptr<call>> long_scans() {
   std::vector<std::unique_ptr<call>> calls;
   // (a few MB each: one SM, shared with whatever else runs, streams them in seconds)

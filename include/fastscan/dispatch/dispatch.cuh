@@ -152,7 +152,7 @@ inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
 //! The tile state of one launch. Tiles take their index from a counter zeroed on the stream before
 //! the launch, in the order blocks start, so a tile only ever waits on tiles held by running
 //! blocks, whatever order the hardware dispatches blocks in and whatever else holds the SMs (block
-//! indices hang a grid of one wave that shares a single SM with a long kernel). The tile words get
+//! indices, even in a grid of one wave, would rely on in-order dispatch). The tile words get
 //! a fresh tag (only the 8-byte counter is zeroed) when every tile has its own block; they are
 //! zeroed too (tag 0) when blocks loop over tiles or the stream is being captured into a graph
 //! (every replay of a graph reuses the captured tag).
