@@ -108,6 +108,7 @@ case "${1:-all}" in
     done
     python3 bench/summarize.py "${runs[0]}" > "$out/segmented.md"
     python3 bench/segmented_summary.py "${runs[@]}" | tee -a "$out/segmented.md"
+    python3 bench/plot_segmented.py "${runs[0]}" "$out/segmented.png" "${runs[@]:1}" 2>/dev/null || echo "(no segmented plot: matplotlib missing)"
     ;;
   all)
     "$0" test

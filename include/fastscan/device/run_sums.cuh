@@ -90,20 +90,14 @@ struct run_sum_range {
   }
   FASTSCAN_DEVICE Acc* partial(Acc* base) const { return base + part.r * pass.C + part.col; }
 
-  //! The batch's keys and row indices first, then its rows (one round trip for a permuted batch).
+  //! A batch's keys and rows, each row's loads issued right after its key's: reading every key
+  //! and row index of the batch first was 1.6 - 1.9x slower (bench/NOTES.md item 6).
   FASTSCAN_DEVICE void load(std::int64_t first) {
-    std::int64_t at[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (first + u < row1) {
         keys[u] = __ldg(pass.keys + first + u);
-        at[u] = pass.rows.index(first + u);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      if (first + u < row1) {
-        load_plain_run<V>(pass.rows.feats + at[u] * pass.C + part.col, x[u], part.n);
+        load_plain_run<V>(pass.rows.feats + pass.rows.index(first + u) * pass.C + part.col, x[u], part.n);
       }
     }
   }
