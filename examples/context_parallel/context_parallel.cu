@@ -98,6 +98,9 @@ bool probe(int& ranks) {
 //! One rank's process: rank 0 makes NCCL's id (its process hosts the bootstrap root, so it must
 //! live through every rank's init) and hands it to the others through their pipes.
 int start_rank(int rank, int ranks, const std::vector<std::array<int, 2>>& pipes) {
+  // Rank 0 keeps only the write ends, the others only the read ends: a rank 0 that fails closes
+  // the last write end, so the others read end-of-file instead of waiting.
+  for (const auto& p : pipes) close(p[rank == 0 ? 0 : 1]);
   ncclUniqueId id{};
   if (rank == 0) {
     if (ncclGetUniqueId(&id) != ncclSuccess) return 1;
@@ -131,6 +134,10 @@ int main() {
     const pid_t pid = fork();
     if (pid == 0) std::exit(start_rank(rank, ranks, pipes));
     children.push_back(pid);
+  }
+  for (const auto& p : pipes) {
+    close(p[0]);
+    close(p[1]);
   }
   int failed = 0;
   for (pid_t pid : children) {
