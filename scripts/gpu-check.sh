@@ -19,6 +19,12 @@
 #   scripts/gpu-check.sh fuzz [PLAIN_S [TOOL_S]]
 #                                       the shape fuzzer plain and under four sanitizer tools at
 #                                       once (scripts/fuzz.sh; defaults 600 and 300 s)
+#   scripts/gpu-check.sh fuzz-start [PLAIN_S [TOOL_S]]
+#                                       the same, detached (setsid): it outlives the command that
+#                                       starts it (a fuzz longer than one command may run); logs
+#                                       in $FUZZ_DIR (default /tmp/fastscan-fuzz)
+#   scripts/gpu-check.sh fuzz-wait [S]  waits up to S seconds (default 600) for it, then prints
+#                                       its summary and copies the logs to $OUT
 #   scripts/gpu-check.sh all [REGEX]    test, then bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -117,8 +123,24 @@ case "${1:-all}" in
   fuzz)
     BUILD=$build OUT=$out bash scripts/fuzz.sh "${2:-600}" "${3:-300}"
     ;;
+  fuzz-start)
+    dir=${FUZZ_DIR:-/tmp/fastscan-fuzz}
+    rm -rf "$dir" && mkdir -p "$dir"
+    setsid nohup bash -c "BUILD=$build OUT=$dir bash scripts/fuzz.sh ${2:-600} ${3:-300} > $dir/summary.txt 2>&1; touch $dir/done" \
+      < /dev/null > /dev/null 2>&1 &
+    echo "fuzzer started, logs in $dir"
+    ;;
+  fuzz-wait)
+    dir=${FUZZ_DIR:-/tmp/fastscan-fuzz}
+    until=$(($(date +%s) + ${2:-600}))
+    while [ ! -f "$dir/done" ] && [ "$(date +%s)" -lt "$until" ]; do sleep 5; done
+    cat "$dir/summary.txt"
+    cp "$dir"/*.log "$out/" 2>/dev/null || true
+    [ -f "$dir/done" ] || { echo "fuzzer still running"; exit 1; }
+    ! grep -q " [1-9][0-9]* failed\|no result" "$dir/summary.txt"
+    ;;
   *)
-    echo "usage: $0 build|deps|test|sanitize|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|all [REGEX]" >&2
+    echo "usage: $0 build|deps|test|sanitize|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]" >&2
     exit 2
     ;;
 esac
