@@ -47,8 +47,10 @@ struct run_sum_pass {
   std::int64_t groups;       //!< column groups of V columns
 };
 
-//! Rows a run-sum thread loads before summing them (their loads in flight together).
-constexpr int run_sum_batch = 8;
+//! Rows a run-sum thread loads before summing them (their loads in flight together), and the
+//! blocks of 256 threads an SM holds: 4 rows at 4 blocks beat 8 rows at 2 (bench/NOTES.md item 6).
+constexpr int run_sum_batch = 4;
+constexpr int run_sum_min_blocks = 4;
 
 //! A thread's share of a run-sum pass: one column group (`col`, `n` columns) of one range (`r`).
 struct run_sum_part {
@@ -152,7 +154,7 @@ struct run_sum_range {
 
 //! Each thread: one column group down one range of rows.
 template <int V, class T, class Pass>
-FASTSCAN_KERNEL void run_sums_kernel(Pass pass) {
+FASTSCAN_KERNEL __launch_bounds__(256, run_sum_min_blocks) void run_sums_kernel(Pass pass) {
   run_sum_part part;
   if (run_sum_part::of_thread<V>(pass, part)) {
     run_sum_range<V, T, Pass>(pass, part).run();

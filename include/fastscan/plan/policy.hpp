@@ -87,10 +87,12 @@ constexpr int column_items(std::size_t in_bytes, bool in_place = false, bool exa
   return in_bytes > 16 ? 4 : (wide ? 16 : 8);
 }
 //! Rows of a problem whose accumulator carries a segment head beside each channel (keyed scans):
-//! 4 when a thread's row of accumulators passes 32 bytes (8 half channels and their heads spill
-//! 740 B at 8 rows under the two-block register cap), else the plain kernel's 8.
+//! 4 when a thread's row of accumulators passes 64 bytes (16 fp8 channels and their heads), 16 for
+//! 4-byte inputs with at most 32 bytes (float32: 8 % faster than 8 rows), else the plain kernel's 8
+//! (float16 at 8 rows, spills and all: 1.46x faster than at 4).
 constexpr int column_items_with_heads(std::size_t in_bytes, std::size_t acc_bytes) {
-  return static_cast<std::size_t>(column_vec(in_bytes)) * acc_bytes > 32 ? 4 : column_items(in_bytes);
+  const std::size_t row_bytes = static_cast<std::size_t>(column_vec(in_bytes)) * acc_bytes;
+  return row_bytes > 64 ? 4 : (row_bytes <= 32 && in_bytes == 4 ? 16 : column_items(in_bytes));
 }
 //! Latency-bound column plans: 4 rows for (value, index) of 8-byte inputs (faster than 8 there).
 constexpr int column_items_latency(std::size_t in_bytes, std::size_t acc_bytes) {
