@@ -10,6 +10,7 @@
 #include <fastscan/detail/numeric.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/ops/segmented.cuh>
+#include <fastscan/plan/policy.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -47,11 +48,6 @@ struct run_sum_pass {
   std::int64_t groups;       //!< column groups of V columns
 };
 
-//! Rows a run-sum thread loads before summing them (their loads in flight together), and the
-//! blocks of 256 threads an SM holds: 4 rows at 4 blocks beat 8 rows at 2 (bench/NOTES.md item 6).
-constexpr int run_sum_batch = 4;
-constexpr int run_sum_min_blocks = 4;
-
 //! A thread's share of a run-sum pass: one column group (`col`, `n` columns) of one range (`r`).
 struct run_sum_part {
   std::int64_t r, col;
@@ -75,7 +71,7 @@ template <int V, class T, class Pass>
 struct run_sum_range {
   using Acc = std::remove_pointer_t<decltype(Pass::out)>;
   using key_t = std::remove_cv_t<std::remove_reference_t<decltype(*Pass::keys)>>;
-  static constexpr int U = run_sum_batch;
+  static constexpr int U = policy::run_sum_batch;
   const Pass& pass;
   run_sum_part part;
   std::int64_t row0, row1;
@@ -154,7 +150,7 @@ struct run_sum_range {
 
 //! Each thread: one column group down one range of rows.
 template <int V, class T, class Pass>
-FASTSCAN_KERNEL __launch_bounds__(256, run_sum_min_blocks) void run_sums_kernel(Pass pass) {
+FASTSCAN_KERNEL __launch_bounds__(256, policy::run_sum_min_blocks) void run_sums_kernel(Pass pass) {
   run_sum_part part;
   if (run_sum_part::of_thread<V>(pass, part)) {
     run_sum_range<V, T, Pass>(pass, part).run();

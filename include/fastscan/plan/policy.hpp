@@ -158,6 +158,10 @@ constexpr std::size_t smem_budget = 48 * 1024;
 constexpr std::int64_t run_sum_threads = std::int64_t{1} << 19;
 //! Fewest rows a range sums (fewer ranges to finish crossing runs through).
 constexpr std::int64_t run_sum_min_rows = 32;
+//! Rows a run-sum thread loads before summing them (in flight together), and the blocks of 256
+//! threads an SM holds (the register cap): 4 rows at 4 blocks beat 8 rows at 2.
+constexpr int run_sum_batch = 4;
+constexpr int run_sum_min_blocks = 4;
 
 }  // namespace policy
 }  // namespace FASTSCAN_NAMESPACE
