@@ -6,15 +6,18 @@ FASTSCAN_NATIVE_FP8=1 (fp8 feature kernels of their own; else fp8 is widened to 
 """
 import os
 import re
-from pathlib import Path
-
 import subprocess
+import sys
+from pathlib import Path
 
 import torch
 from setuptools import find_packages, setup
 from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CUDAExtension
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import toolchain  # noqa: E402  (beside this file)
+
 INCLUDE = Path(os.environ.get("FASTSCAN_INCLUDE", HERE.parent / "include")).resolve()
 # A vendored copy of fastscan elsewhere in the process cannot clash with this one.
 NAMESPACE = "-DFASTSCAN_NAMESPACE=fastscan_torch"
@@ -28,35 +31,16 @@ def version() -> str:
     return f"{number // 10000}.{number // 100 % 100}.{number % 100}"
 
 
-# The torch versions CI builds and tests the package against (README, "Supported versions").
-TESTED_TORCH = ((2, 11), (2, 15))
-MIN_CUDA = (12, 0)  # the library's own floor (C++17 device code, the cuda_fp8.h types)
-
-
-def release(text: str):
-    return tuple(int(n) for n in re.match(r"(\d+)\.(\d+)", text).groups())
-
-
 def check_toolchain() -> None:
     """Stops with one clear line, before minutes of compiling, when torch and nvcc cannot work together."""
-    if torch.version.cuda is None:
-        raise SystemExit(f"fastscan: torch {torch.__version__} is a build without CUDA; the package needs a CUDA build "
-                         "of torch (the default wheels: pip install torch)")
     nvcc = Path(CUDA_HOME or "", "bin", "nvcc")
-    if not CUDA_HOME or not nvcc.is_file():
-        raise SystemExit("fastscan: nvcc not found; install the CUDA toolkit and set CUDA_HOME (or put nvcc on PATH)")
-    found = re.search(r"release (\d+\.\d+)", subprocess.check_output([str(nvcc), "--version"], text=True))
-    toolkit, built_for = release(found.group(1)), release(torch.version.cuda)
-    if toolkit < MIN_CUDA:
-        raise SystemExit(f"fastscan: nvcc {found.group(1)} at {CUDA_HOME} is older than CUDA "
-                         f"{MIN_CUDA[0]}.{MIN_CUDA[1]}, the oldest toolkit fastscan supports")
-    if toolkit[0] != built_for[0]:
-        raise SystemExit(f"fastscan: torch {torch.__version__} is built for CUDA {torch.version.cuda}, but nvcc at "
-                         f"{CUDA_HOME} is CUDA {found.group(1)}; extensions need the same major version: install the "
-                         f"CUDA {built_for[0]} toolkit or the torch wheel built for CUDA {toolkit[0]}")
-    if not TESTED_TORCH[0] <= release(torch.__version__) <= TESTED_TORCH[1]:
-        print(f"fastscan: warning: torch {torch.__version__} is outside the tested {TESTED_TORCH[0][0]}."
-              f"{TESTED_TORCH[0][1]} - {TESTED_TORCH[1][0]}.{TESTED_TORCH[1][1]}")
+    nvcc_version = subprocess.check_output([str(nvcc), "--version"], text=True) if CUDA_HOME and nvcc.is_file() else None
+    reason = toolchain.problem(torch.__version__, torch.version.cuda, nvcc_version)
+    if reason is not None:
+        raise SystemExit(reason)
+    note = toolchain.warning(torch.__version__)
+    if note is not None:
+        print(note)
 
 
 NATIVE_FP8 = os.environ.get("FASTSCAN_NATIVE_FP8", "0") == "1"
