@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# A/B timing of header variants in one process run each, on the GPU machine:
+# A/B timing of header trees in one process run:
 #
+#   scripts/ab.sh --against [REF]      the regression gate: REF's include/ against the working tree's
 #   scripts/ab.sh DIR [DIR ...] -- OP TYPE OUTER LEN INNER [OP TYPE OUTER LEN INNER ...]
 #   scripts/ab.sh DIR [DIR ...] -- --bench LIST_FILE [REGEX]
 #
-# Each DIR holds an include/ tree (a copy of include/ with one change; `.` for this checkout).
+# --against: REF defaults to the last commit that changed include/fastscan/version.cuh (the last
+# release). bench/gate_entry.cu is compiled once against REF's headers (git archive) and once
+# against the working tree's, each under its own namespace, and linked with bench/gate.cu into
+# build-gate/fastscan_gate, which times the headline set (bench/gate_cases.hpp) interleaved over 3
+# rounds, CUB's InclusiveSum beside the 1-D sums, and prints a table and the worst row in %. Where
+# there is no git checkout (the GPU machine's copy of the tree) a binary built here and carried
+# (build-gate/) is run as it is; GATE_BUILD_ONLY=1 builds without running. A headline row more
+# than 2 % slower than the release is a regression.
+#
+# DIR mode: each DIR holds an include/ tree (a copy of include/ with one change; `.` for this checkout).
 # bench/probe.cu is compiled against each, one binary per type the cases use (-DPROBE_TYPE_<T>),
 # all compiles in parallel (one type of one tree is a minute on one core). Then, ROUNDS times
 # (default 2), every variant runs every case in turn, one process per variant and type; the table
@@ -13,6 +23,42 @@
 # output (bench/probe_cases.py): every fastscan case of the benchmark the probe can run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--against" ]; then
+  gate=build-gate
+  shift
+  ref_arg=""
+  if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then ref_arg=$1; shift; fi
+  if git rev-parse --git-dir >/dev/null 2>&1; then
+    ref=${ref_arg:-$(git log -1 --format=%h -- include/fastscan/version.cuh)}
+    ref=$(git rev-parse --short "$ref")
+    version=$(git show "$ref:include/fastscan/version.cuh" | sed -n 's/^#define FASTSCAN_VERSION \([0-9]*\)$/\1/p')
+    label="$ref (version $version)"
+    if [ "$(cat "$gate/ref-label" 2>/dev/null)" != "$label" ] || [ ! -f "$gate/ref.o" ]; then
+      rm -rf "$gate/ref" "$gate/ref.o" && mkdir -p "$gate/ref"
+      git archive "$ref" include | tar -x -C "$gate/ref"
+    fi
+    echo "$label" >"$gate/ref-label"
+    echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- include bench || echo +changes)" >"$gate/new-label"
+    command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+    flags=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr)
+    ref_pid=""
+    if [ ! -f "$gate/ref.o" ]; then  # (the reference's object is kept while the reference stays)
+      nvcc "${flags[@]}" -I"$gate/ref/include" -DFASTSCAN_NAMESPACE=fastscan_ref -DGATE_ENTRY=gate_ref \
+        -c bench/gate_entry.cu -o "$gate/ref.o" &
+      ref_pid=$!
+    fi
+    nvcc "${flags[@]}" -Iinclude -DFASTSCAN_NAMESPACE=fastscan_new -DGATE_ENTRY=gate_new \
+      -c bench/gate_entry.cu -o "$gate/new.o" &
+    new_pid=$!
+    nvcc "${flags[@]}" -c bench/gate.cu -o "$gate/gate.o"
+    wait $new_pid && { [ -z "$ref_pid" ] || wait $ref_pid; }
+    nvcc -arch=sm_90 "$gate/gate.o" "$gate/ref.o" "$gate/new.o" -o "$gate/fastscan_gate"
+  fi
+  [ -x "$gate/fastscan_gate" ] || { echo "no $gate/fastscan_gate: build it where git is (scripts/ab.sh --against)" >&2; exit 2; }
+  [ "${GATE_BUILD_ONLY:-0}" = 1 ] && { echo "built $gate/fastscan_gate: $(cat $gate/ref-label) against $(cat $gate/new-label)"; exit 0; }
+  "$gate/fastscan_gate" "$(cat $gate/ref-label)" "$(cat $gate/new-label)" "$@"
+  exit
+fi
 dirs=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do dirs+=("$1"); shift; done
 [ $# -gt 0 ] && shift

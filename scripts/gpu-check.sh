@@ -25,7 +25,10 @@
 #                                       in $FUZZ_DIR (default /tmp/fastscan-fuzz)
 #   scripts/gpu-check.sh fuzz-wait [S]  waits up to S seconds (default 600) for it, then prints
 #                                       its summary and copies the logs to $OUT
-#   scripts/gpu-check.sh all [REGEX]    test, then bench
+#   scripts/gpu-check.sh gate [REF]     the regression gate: the headline set against the last
+#                                       release (scripts/ab.sh --against; a binary built where git
+#                                       is, or carried: build-gate/), its table in $OUT/gate.md
+#   scripts/gpu-check.sh all [REGEX]    test, then the gate, then bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${FASTSCAN_BUILD_DIR:-build}
@@ -116,8 +119,13 @@ case "${1:-all}" in
     python3 bench/segmented_summary.py "${runs[@]}" | tee -a "$out/segmented.md"
     python3 bench/plot_segmented.py "${runs[0]}" "$out/segmented.png" "${runs[@]:1}" 2>/dev/null || echo "(no segmented plot: matplotlib missing)"
     ;;
+  gate)
+    set -o pipefail
+    bash scripts/ab.sh --against ${2:+"$2"} | tee "$out/gate.md"
+    ;;
   all)
     "$0" test
+    "$0" gate
     "$0" bench "${2:-.}"
     ;;
   fuzz)
@@ -140,7 +148,7 @@ case "${1:-all}" in
     ! grep -q " [1-9][0-9]* failed\|no result" "$dir/summary.txt"
     ;;
   *)
-    echo "usage: $0 build|deps|test|sanitize|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]" >&2
+    echo "usage: $0 build|deps|test|sanitize|gate [REF]|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]" >&2
     exit 2
     ;;
 esac
