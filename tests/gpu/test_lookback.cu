@@ -359,8 +359,9 @@ long long count_wrong_capped(const scan_case& c, std::int64_t max_grid, bool& lo
 
 TEST_CASE("grids smaller than their tiles take tiles from the counter outside graph capture", "[gpu][lookback]") {
   // A plan whose grid cannot hold one block per tile (device_limits::max_grid_x) loops its blocks
-  // over tiles; tiles that look back then come from the tile counter in issue order (dispatch
-  // zeroes it and the state), not from block indices with a fresh tag. The solver plans the same
+  // over tiles; tiles that look back then come from the ticket word in the order blocks start
+  // them, each next ticket asked for after the tile's look-back, over temp storage of 0xff bytes
+  // that no zeroing pass clears (the tagged ticket word claims it). The solver plans the same
   // shapes for the running device with its grid capped; plans without a look-back loop over tiles
   // by block index.
   using extreme_problem = fastscan::detail::extreme_problem<std::int64_t, std::int64_t>;  // cummax's operator
@@ -388,8 +389,8 @@ TEST_CASE("grids smaller than their tiles take tiles from the counter outside gr
   CHECK(counted > 0);
   CHECK(strided > 0);
 
-  // Float sums (ordered look-backs; along one chain of columns in two levels, whose group state
-  // dispatch zeroes too), on sums exact in float.
+  // Float sums (ordered look-backs; along one chain of columns in two levels, whose group state is
+  // tagged too), on sums exact in float.
   using float_dispatch = fstest::dispatch_of<fastscan::detail::sum_entry<float, float>::problem>;
   fastscan::detail::device_limits dev;
   CUDA_REQUIRE(fastscan::detail::query_device(dev));

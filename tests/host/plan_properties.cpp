@@ -24,11 +24,21 @@ namespace policy = fastscan::policy;
 
 namespace {
 
-const device_limits h200{132, 2147483647, 48 * 1024};
+//! Limits by name, whatever the order of device_limits' fields.
+device_limits limits(int sms, std::int64_t max_grid_x, std::size_t smem_per_block) {
+  device_limits d;
+  d.sm_count = sms;
+  d.max_grid_x = max_grid_x;
+  d.smem_per_block = smem_per_block;
+  return d;
+}
+
+const device_limits h200 = limits(132, 2147483647, 48 * 1024);
 //! H200-like, a small GPU, one SM under the old 65535-block grid limit, a device with little shared
 //! memory (and the old grid limit), and one that allows every block the opt-in maximum.
 const std::vector<device_limits> devices = {
-    h200, {16, 2147483647, 48 * 1024}, {1, 65535, 48 * 1024}, {132, 65535, 24 * 1024}, {132, 2147483647, 227 * 1024}};
+    h200, limits(16, 2147483647, 48 * 1024), limits(1, 65535, 48 * 1024), limits(132, 65535, 24 * 1024),
+    limits(132, 2147483647, 227 * 1024)};
 
 bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -346,7 +356,7 @@ TEST_CASE("tiles cover every element exactly once", "[host][plan]") {
                          Shape3{1, 4099, 257}}) {
     for (const auto& t : {scan_types{8, 16, 32, 24, 4608}, scan_types{4, 4, 16, 8, 4608, true, 8704, 16, 8704},
                           scan_types{3, 3, 16, 7, 4608}}) {
-      check_coverage(s, t, device_limits{132, 64, 48 * 1024});
+      check_coverage(s, t, limits(132, 64, 48 * 1024));
     }
   }
 }
@@ -355,7 +365,7 @@ TEST_CASE("the solver spreads every split over the whole GPU", "[host][plan]") {
   // A single row must never sit on one block (the hard-coded-shape bug): problems of 2^24
   // elements and more get the tiles per SM the solver aims for, whatever the split.
   const auto types = all_types();
-  for (const auto& dev : {h200, device_limits{16, 2147483647, 48 * 1024}}) {
+  for (const auto& dev : {h200, limits(16, 2147483647, 48 * 1024)}) {
     for (const auto& t : types) {
       for (std::int64_t total : {std::int64_t{1} << 16, std::int64_t{1} << 24, std::int64_t{1} << 26}) {
         for (std::int64_t rows = 1; rows <= total; rows *= 2) {
@@ -380,7 +390,7 @@ TEST_CASE("large column scans along a short axis neither look back nor shrink to
   // tiles, and the look-back's narrow tiles then left one-warp blocks (H200, int64 cummax
   // [1, 16, 2^20]: 231 us with 32-thread blocks, 153 us with 256).
   const auto types = all_types();
-  for (const auto& dev : {h200, device_limits{16, 2147483647, 48 * 1024}, device_limits{132, 2147483647, 227 * 1024}}) {
+  for (const auto& dev : {h200, limits(16, 2147483647, 48 * 1024), limits(132, 2147483647, 227 * 1024)}) {
     for (const auto& t : types) {
       for (const std::int64_t numel : {std::int64_t{1} << 24, std::int64_t{1} << 26}) {
         for (std::int64_t len = 2; len <= 64; len *= 2) {
@@ -414,7 +424,7 @@ TEST_CASE("row kernels' launch bounds are launchable and fit an SM", "[host][pla
     CHECK(b.min_blocks_per_sm * (fastscan::detail::row_smem(b.threads, t.flagged_bytes, t.row_exchange_bytes_per_warp).bytes + reserved_per_block) <= sm_smem);
     // The solver starts from the kernel's block, whatever the device allows: a problem large
     // enough for every SM keeps it.
-    for (const auto& dev : {h200, device_limits{132, 2147483647, 227 * 1024}}) {
+    for (const auto& dev : {h200, limits(132, 2147483647, 227 * 1024)}) {
       const auto p = fastscan::detail::make_plan({1, std::int64_t{1} << 28, 1}, t, dev);
       REQUIRE(p.kind == strategy::rows);
       CHECK(p.block_threads == b.threads);

@@ -36,7 +36,7 @@ struct column_scan_params {
   int lanes_x, lanes_y;     //!< powers of two
   bool lookback;  //!< len spans more than one tile
   int lookback_cols;  //!< columns each warp looks back for (detail::lookback_cols_per_warp)
-  unsigned long long* tile_counter;  //!< zeroed tile counter (plans that look back), or null: tile = block index
+  unsigned long long* tile_counter;  //!< the tile-ticket word (plans that look back), or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, a channel per column)
   void* group_words;                 //!< the tile groups' state of ordered look-backs (else null)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
@@ -185,7 +185,7 @@ struct column_tile {
   FASTSCAN_DEVICE acc_t* totals() const { return reinterpret_cast<acc_t*>(smem + layout.totals); }
   FASTSCAN_DEVICE bool* has_prefix() const { return reinterpret_cast<bool*>(smem + layout.has_prefix); }
 
-  FASTSCAN_DEVICE void run() {
+  FASTSCAN_DEVICE void run(tile_tickets& tickets) {
     if (p.prefetch_tiles > 0) {
       prefetch(p.prefetch_tiles);
     }
@@ -196,6 +196,7 @@ struct column_tile {
     reduce();
     scan_down();
     look_back();
+    tickets.next();
     thread_prefix();
     store();
   }
@@ -657,10 +658,10 @@ struct column_tile {
 template <class Policy, class Problem, bool Odd = false>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile<Policy::checked_only>(p.tile_counter, p.num_tiles, smem, [&](std::int64_t tile) {
+  for_each_tile(p.tile_counter, p.tag, p.num_tiles, smem, [&](std::int64_t tile, tile_tickets& tickets) {
     using tile_t = column_tile<Policy, Odd, Problem>;
     typename tile_t::lanes lanes;
-    tile_t(prob, p, tile, smem, lanes).run();
+    tile_t(prob, p, tile, smem, lanes).run(tickets);
   });
 }
 

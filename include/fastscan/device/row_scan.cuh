@@ -25,7 +25,7 @@ struct row_scan_params {
   std::int64_t tile_items;  //!< blockDim.x * ITEMS
   std::int64_t num_tiles;
   bool lookback;            //!< false when every tile starts at a row head (or there is one tile)
-  unsigned long long* tile_counter;  //!< zeroed tile counter (plans that look back), or null: tile = block index
+  unsigned long long* tile_counter;  //!< the tile-ticket word (plans that look back), or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, one channel per tile)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
@@ -235,7 +235,7 @@ struct row_tile {
         items(unit_row<input_t, xchg::units>(exchange, lane)),
         side_items(unit_row<side_item_t, slices::side::units>(side_exchange, lane)) {}
 
-  FASTSCAN_DEVICE void run() {
+  FASTSCAN_DEVICE void run(tile_tickets& tickets) {
     if (p.prefetch_tiles > 0) {
       prefetch(p.prefetch_tiles);
     }
@@ -244,6 +244,7 @@ struct row_tile {
     plain = h.first >= count;
     reduce();
     scan();
+    tickets.next();
     buffer_t out;  // (unused, and optimised away, when outputs are formed in place)
     if (plain && has_before && count == ITEMS) {
       form<true>(out);
@@ -446,8 +447,10 @@ template <class Policy, class Problem, class Heads>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
                                                                                             Heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile<true>(p.tile_counter, p.num_tiles, smem,
-                      [&](std::int64_t tile) { row_tile<Policy, Problem, Heads>(prob, p, heads, tile, smem).run(); });
+  for_each_tile(p.tile_counter, p.tag, p.num_tiles, smem,
+                [&](std::int64_t tile, tile_tickets& tickets) {
+                  row_tile<Policy, Problem, Heads>(prob, p, heads, tile, smem).run(tickets);
+                });
 }
 
 }  // namespace detail

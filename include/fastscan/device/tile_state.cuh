@@ -14,7 +14,8 @@
 //! is the call's tag and every part of the channel shows the same status, so a reader never mixes
 //! parts of two publications. With a fresh 62-bit tag per call (dispatch.cuh), whatever the temp
 //! storage held before (earlier calls, other data) reads as "not yet published": one kernel launch,
-//! no zeroing pass (only the 8-byte tile counter is zeroed). Tag 0 is the zeroed-state mode (stream capture, grid-stride plans). Each
+//! no zeroing pass (the tile-ticket word is tagged too: resolve_ticket). Tag 0 is the zeroed-state
+//! mode (stream capture, grids smaller than their tiles, over 2^23 tiles). Each
 //! aligned 16-byte word is assumed to be stored and loaded whole (as CUB's tile state assumes):
 //! the per-part check keeps a reader from mixing the words of two publications, not the halves of
 //! one word.
@@ -329,54 +330,93 @@ struct tile_state {
   }
 };
 
-//! Runs `tile_fn(tile)` for every tile this block gets. With a `counter` (zeroed before the
-//! launch) tiles come from it in the order blocks start, so every tile a block waits on is held by a
-//! running block, whatever the grid and whatever else holds the SMs; a grid of a block per tile
-//! takes one ticket a block (none to learn that the tiles are gone). Without one, tile = block index
-//! over a grid-stride loop (plans with no look-back).
-//!
-//! OneBody: one loop for every mode, so the tile body is compiled once (half the code; faster for
-//! the row kernel and short column kernels); otherwise a counter loop for grids smaller than their
-//! tiles beside a strided loop for the rest (faster for the 8- and 16-row column kernels;
-//! bench/NOTES.md), which starts at the block's ticket when there is a counter.
-//! The ticket reaches the block through the first 8 bytes of its dynamic shared memory, `scratch`,
-//! free between tiles, so the kernels have no static shared memory (a plan may use all there is).
-template <bool OneBody, class TileFn>
-FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, std::int64_t num_tiles, unsigned char* scratch, TileFn&& tile_fn) {
-  volatile std::int64_t* const next_tile = reinterpret_cast<volatile std::int64_t*>(scratch);
-  const bool one_each = static_cast<std::int64_t>(gridDim.x) >= num_tiles;
-  const auto take = [&](std::int64_t after) -> std::int64_t {
-    if (counter == nullptr) {
-      return after < 0 ? static_cast<std::int64_t>(blockIdx.x) : after + gridDim.x;
+//! The tile-ticket word (the first 8 bytes of a look-back plan's temp storage): the low 40 bits of
+//! the call's tag above a 24-bit count of the tickets taken. A word that another call (or other
+//! data) left there is claimed by this call's first taker with a compare-and-swap, so a tagged call
+//! needs no zeroing; dispatch keeps a tagged call's tickets below 2^23, so the count never reaches
+//! the tag. In the zeroed mode (tag 0, the word cleared by dispatch) the word is a plain counter.
+constexpr int ticket_count_bits = 24;
+constexpr unsigned long long ticket_tag_mask = (1ull << (64 - ticket_count_bits)) - 1;
+
+//! The ticket of a taker whose atomicAdd on `word` returned `raw`.
+FASTSCAN_DEVICE std::int64_t resolve_ticket(unsigned long long* word, unsigned long long tag, unsigned long long raw) {
+  if (tag == 0) {
+    return static_cast<std::int64_t>(raw);
+  }
+  const unsigned long long mine = tag & ticket_tag_mask;
+  unsigned long long seen = raw;
+  bool added = true;  // `seen` is what our own add found: the word holds seen + 1 unless others added
+  for (;;) {
+    if ((seen >> ticket_count_bits) == mine) {
+      if (added) {
+        return static_cast<std::int64_t>(seen & ((1ull << ticket_count_bits) - 1));
+      }
+      seen = atomicAdd(word, 1ull);  // claimed by another taker of this call: a ticket of its count
+      added = true;
+      continue;
     }
-    if (after >= 0 && one_each) {
-      return num_tiles;
+    const unsigned long long now = added ? seen + 1 : seen;
+    const unsigned long long before = atomicCAS(word, now, mine << ticket_count_bits | 1ull);
+    if (before == now) {
+      return 0;  // claimed for this call: the first ticket
     }
+    seen = before;
+    added = false;
+  }
+}
+
+//! The tickets of one block: its tile's, then, in a grid smaller than its tiles, each next tile's,
+//! which the tile asks for itself once its look-back is done (next()), so the atomic's round trip
+//! overlaps the tile's last stages and the next tile starts as soon as this one ends. (Asked for
+//! any earlier, a ticket would hold up every later tile's look-back until this tile ended.)
+struct tile_tickets {
+  unsigned long long* counter;  //!< the ticket word, or null: tile = block index
+  unsigned long long tag;
+  bool more;                    //!< blocks loop over tiles
+  unsigned long long raw = 0;   //!< thread 0's last atomicAdd
+  FASTSCAN_DEVICE void next() {
+    if (more && threadIdx.x == 0) {
+      raw = atomicAdd(counter, 1ull);
+    }
+  }
+  //! The ticket asked for last, for the whole block, through the first 8 bytes of `scratch`.
+  FASTSCAN_DEVICE std::int64_t take(unsigned char* scratch) const {
+    volatile std::int64_t* const shared = reinterpret_cast<volatile std::int64_t*>(scratch);
     if (threadIdx.x == 0) {
-      *next_tile = static_cast<std::int64_t>(atomicAdd(counter, 1ull));
+      *shared = resolve_ticket(counter, tag, raw);
     }
     __syncthreads();
-    const std::int64_t tile = *next_tile;
+    const std::int64_t tile = *shared;
     __syncthreads();  // (the tile may write the scratch bytes)
     return tile;
-  };
-  if constexpr (OneBody) {
-    for (std::int64_t tile = take(-1); tile < num_tiles; tile = take(tile)) {
-      tile_fn(tile);
-      __syncthreads();
-    }
-  } else {
-    if (counter != nullptr && !one_each) {
-      for (std::int64_t tile = take(-1); tile < num_tiles; tile = take(tile)) {
-        tile_fn(tile);
-        __syncthreads();
-      }
+  }
+};
+
+//! Runs `tile_fn(tile, tickets)` for every tile this block gets (the tile calls tickets.next()
+//! once, after its look-back). With a `counter`, tiles come from its tickets in the order blocks
+//! start them, so every tile a block waits on is held by a running block, whatever order the
+//! hardware dispatches blocks in and whatever else holds the SMs; dispatch sizes such grids to the
+//! blocks that fit at once (launch_grid), a block per tile when there are fewer tiles. Without a
+//! counter (plans with no look-back), tile = block index over a grid-stride loop. The ticket
+//! reaches the block through the first 8 bytes of its dynamic shared memory, `scratch`, free
+//! between tiles, so the kernels have no static shared memory (a plan may use all there is). One
+//! loop for every mode: the tile is compiled once.
+template <class TileFn>
+FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, unsigned long long tag, std::int64_t num_tiles,
+                                   unsigned char* scratch, TileFn&& tile_fn) {
+  const bool ticketed = counter != nullptr;
+  tile_tickets tickets{counter, tag, ticketed && static_cast<std::int64_t>(gridDim.x) < num_tiles};
+  if (ticketed && threadIdx.x == 0) {
+    tickets.raw = atomicAdd(counter, 1ull);
+  }
+  std::int64_t tile = ticketed ? tickets.take(scratch) : static_cast<std::int64_t>(blockIdx.x);
+  while (tile < num_tiles) {
+    tile_fn(tile, tickets);
+    __syncthreads();
+    if (ticketed && !tickets.more) {
       return;
     }
-    for (std::int64_t tile = take(-1); tile < num_tiles; tile += gridDim.x) {
-      tile_fn(tile);
-      __syncthreads();
-    }
+    tile = tickets.more ? tickets.take(scratch) : tile + gridDim.x;
   }
 }
 

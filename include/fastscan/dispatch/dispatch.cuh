@@ -40,6 +40,7 @@ inline cudaError_t query_device(device_limits& dev) {
   if (err != cudaSuccess) {
     return err;
   }
+  dev.device = device;
   dev.sm_count = sms;
   dev.max_grid_x = grid_x;
   dev.smem_per_block = static_cast<std::size_t>(smem);
@@ -72,9 +73,13 @@ inline std::atomic<unsigned long long>& tile_tags() {
   return counter;
 }
 inline unsigned long long next_tile_tag() {
+  constexpr unsigned long long tag_bits = (1ull << 62) - 1;
   for (;;) {
-    const unsigned long long tag = tile_tags().fetch_add(1, std::memory_order_relaxed) & ((1ull << 62) - 1);
-    if (tag != 0 && tag != (1ull << 62) - 1) {  // 0: the zeroed mode; all ones: memory filled with 0xff
+    const unsigned long long tag = tile_tags().fetch_add(1, std::memory_order_relaxed) & tag_bits;
+    // Never the zeroed mode's 0, nor all ones (memory filled with 0xff), in the tile words' 62 bits or
+    // the ticket word's low bits.
+    const unsigned long long ticket = tag & ticket_tag_mask;
+    if (tag != 0 && tag != tag_bits && ticket != 0 && ticket != ticket_tag_mask) {
       return tag;
     }
   }
@@ -130,15 +135,13 @@ struct problem_kernels {
   }
 };
 
-//! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors are found
-//! before the device is asked anything.
+//! Plans the scan; cudaErrorInvalidValue for shapes that cannot be scanned. Shape errors and empty
+//! shapes are found before the device is asked anything; then one plan for the current device.
 inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
-  p = make_plan(shape, types, device_limits{});
-  if (!p.valid) {
-    return cudaErrorInvalidValue;
-  }
-  if (p.kind == strategy::empty) {
-    return cudaSuccess;
+  p = plan{};
+  Shape3 checked = shape;
+  if (!plan_shape(checked, p)) {
+    return p.valid ? cudaSuccess : cudaErrorInvalidValue;
   }
   device_limits dev;
   const cudaError_t err = query_device(dev);
@@ -149,13 +152,14 @@ inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
   return p.valid ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-//! The tile state of one launch. Tiles take their index from a counter zeroed on the stream before
-//! the launch, in the order blocks start, so a tile only ever waits on tiles held by running
-//! blocks, whatever order the hardware dispatches blocks in and whatever else holds the SMs (block
-//! indices, even in a grid of one wave, would rely on in-order dispatch). The tile words get
-//! a fresh tag (only the 8-byte counter is zeroed) when every tile has its own block; they are
-//! zeroed too (tag 0) when blocks loop over tiles or the stream is being captured into a graph
-//! (every replay of a graph reuses the captured tag).
+//! The tile state of one launch. Tiles take their index from a ticket word, in the order blocks
+//! start, so a tile only ever waits on tiles held by running blocks, whatever order the hardware
+//! dispatches blocks in and whatever else holds the SMs (block indices, even in a grid of one wave,
+//! would rely on in-order dispatch). A call gets a fresh tag, and then nothing is enqueued but the
+//! scan: stale tile words and a stale ticket word read as this call's empty state (tile_state.cuh).
+//! The state is zeroed instead (tag 0) when a tag's ticket count could reach its tag bits (2^22
+//! tiles or more), or when the stream is being captured into a graph (every replay of a graph
+//! reuses the captured tag).
 struct launch_state {
   unsigned long long* counter = nullptr;
   unsigned long long tag = 0;
@@ -172,12 +176,15 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   if (err != cudaSuccess) {
     return err;
   }
-  const bool tagged = capture == cudaStreamCaptureStatusNone && p.grid == p.num_tiles;
+  // (At most num_tiles + grid tickets: below 2^23.)
+  const bool tagged = capture == cudaStreamCaptureStatusNone && p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2));
   s.tag = tagged ? next_tile_tag() : 0;
   s.counter = static_cast<unsigned long long*>(d_temp);
-  err = cudaMemsetAsync(d_temp, 0, tagged ? sizeof(unsigned long long) : p.temp_bytes, stream);
-  if (err != cudaSuccess) {
-    return err;
+  if (!tagged) {
+    err = cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
+    if (err != cudaSuccess) {
+      return err;
+    }
   }
   auto* const base = static_cast<unsigned char*>(d_temp);
   const std::int64_t channels = p.kind == strategy::columns ? p.tile_cols : 1;
@@ -185,6 +192,32 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   s.words = base + t.tile_words;
   s.group_words = p.lookback_groups ? base + t.group_words : nullptr;
   return cudaSuccess;
+}
+
+//! The grid of a plan for `kernel`: a look-back grid holds no more blocks than fit on the device at
+//! once, which loop over the tiles and take each next ticket while they scan (for_each_tile); the
+//! blocks per SM are asked once per kernel, block shape and device on each host thread.
+template <class Kernel>
+unsigned launch_grid(Kernel* kernel, const plan& p) {
+  if (!p.lookback) {
+    return static_cast<unsigned>(p.grid);
+  }
+  struct resident {
+    int device = -1;
+    int threads = 0;
+    std::size_t smem = 0;
+    std::int64_t blocks = 0;
+  };
+  thread_local resident r;
+  if (r.device != p.device || r.threads != p.block_threads || r.smem != p.smem_bytes) {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.block_threads, p.smem_bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      per_sm = 1;
+    }
+    r = {p.device, p.block_threads, p.smem_bytes, std::int64_t{std::max(per_sm, 1)} * std::max(p.sm_count, 1)};
+  }
+  return static_cast<unsigned>(std::min(p.grid, r.blocks));
 }
 
 //! Launches the kernels of one problem type for a plan.
@@ -197,14 +230,14 @@ struct launcher {
 
   template <int Items>
   cudaError_t rows(const row_scan_params& params, const positional_heads& heads) const {
-    row_scan_kernel<typename k::template row_policy<Items>, Problem, positional_heads>
-        <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params, heads);
+    const auto kernel = row_scan_kernel<typename k::template row_policy<Items>, Problem, positional_heads>;
+    kernel<<<launch_grid(kernel, p), p.block_threads, p.smem_bytes, stream>>>(prob, params, heads);
     return cudaPeekAtLastError();
   }
   template <int Items, bool Odd = false>
   cudaError_t columns(const column_scan_params& params) const {
-    column_scan_kernel<typename k::template column_policy<Items>, Problem, Odd>
-        <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+    const auto kernel = column_scan_kernel<typename k::template column_policy<Items>, Problem, Odd>;
+    kernel<<<launch_grid(kernel, p), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     return cudaPeekAtLastError();
   }
 

@@ -18,6 +18,7 @@ namespace detail {
 
 //! What the solver needs to know of the device.
 struct device_limits {
+  int device = -1;  //!< the device's ordinal (-1: defaults, no device asked)
   int sm_count = 132;
   std::int64_t max_grid_x = 2147483647;
   std::size_t smem_per_block = 48 * 1024;
@@ -63,7 +64,10 @@ struct plan {
   bool lookback_groups = false;  //!< columns: the ordered look-back runs in two levels (tile groups)
   std::size_t temp_bytes = 0;  //!< temp storage: a 16-byte tile counter, then the tile state (0
                                //!< when no tile looks back)
-  std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
+  std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans; the
+                               //!< launch caps look-back grids at the blocks that fit at once
+  int device = -1;             //!< the device planned for (device_limits::device)
+  int sm_count = 0;            //!< its SMs
   std::int64_t prefetch_tiles = 0;  //!< each tile prefetches into L2 the inputs of the tile this many
                                     //!< tiles later (0: none)
   unsigned first_poll_ns = 0;  //!< a tile's look-back sleeps this long before its first poll
@@ -298,6 +302,8 @@ inline void plan_columns(plan& p, const scan_types& types, const device_limits& 
 //! the L2 prefetch distance.
 inline void plan_launch(plan& p, const device_limits& dev) {
   p.grid = p.num_tiles < dev.max_grid_x ? p.num_tiles : dev.max_grid_x;
+  p.device = dev.device;
+  p.sm_count = dev.sm_count;
   // Long chains in large grids: a tile's nearest predecessors are rarely done at its first poll.
   if (p.lookback && p.num_tiles >= policy::lookback_sleep_min_tiles &&
       (p.kind == strategy::rows || p.layout.outer * p.col_chunks < dev.sm_count)) {
