@@ -7,6 +7,7 @@
 // so they read as latency. Inputs are random with ties, never zeros. Bytes = read + written.
 #include <fastscan/scan.cuh>
 
+#include "extreme_call.cuh"
 #include "gbench_support.cuh"
 
 #include <cub/device/device_scan.cuh>

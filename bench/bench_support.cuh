@@ -1,6 +1,7 @@
 //! \file bench_support.cuh
-//! What the benchmark (bench.cu) and the probe (probe.cu) share: error checks, device buffers, the
-//! random inputs (many ties, never zeros), and the event timing of repeated calls.
+//! What the benchmark (bench.cu), the probe (probe.cu) and the gate (gate.cu) share: error checks,
+//! device buffers, the random inputs (many ties, never zeros), and the event timing of repeated
+//! calls. No fastscan header: the gate links trees of other namespaces.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -91,15 +92,6 @@ void time_rounds(std::size_t working_set, const std::function<void()>& call, Mor
   check(cudaGetLastError(), "timed launches");
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-}
-
-//! cummax or cummin with the frameworks' tie rule, through the public entry points (the same call
-//! against any version of the headers, for A/B runs).
-template <class T>
-cudaError_t extreme(void* temp, std::size_t& temp_bytes, const T* in, T* values, std::int64_t* indices,
-                    fastscan::Shape3 s, fastscan::Extreme e) {
-  return e == fastscan::Extreme::max ? fastscan::cummax(temp, temp_bytes, in, values, indices, s)
-                                     : fastscan::cummin(temp, temp_bytes, in, values, indices, s);
 }
 
 }  // namespace bench_support

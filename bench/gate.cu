@@ -12,6 +12,7 @@
 // zeros); the outputs of the two trees are compared bit for bit. It prints a markdown table and
 // the worst change of the working tree against the reference; exit 0 whatever the numbers (the
 // closing note judges them), 1 on a CUDA error or a failed call.
+#include "bench_support.cuh"
 #include "gate_cases.hpp"
 
 #include <cub/device/device_scan.cuh>
@@ -32,42 +33,15 @@ cudaError_t gate_new(const gate::gate_case&, void*, std::size_t&, const gate::bu
 
 namespace {
 
+using bench_support::check;
+using bench_support::device_memory;
+using bench_support::fill;
 using gate::gate_case;
-
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "fastscan_gate: %s: %s\n", what, cudaGetErrorString(err));
-    std::exit(1);
-  }
-}
-
-struct device_memory {
-  void* ptr = nullptr;
-  explicit device_memory(std::size_t bytes) { check(cudaMalloc(&ptr, bytes < 16 ? 16 : bytes), "cudaMalloc"); }
-  ~device_memory() { cudaFree(ptr); }
-  device_memory(const device_memory&) = delete;
-  device_memory& operator=(const device_memory&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr);
-  }
-};
 
 __device__ std::uint64_t mix(std::uint64_t i, std::uint64_t seed) {
   std::uint64_t z = (i + seed) * 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   return z ^ (z >> 31);
-}
-
-//! Values -1000 ... 1000 (floats in steps of 0.25): many ties, never all zeros.
-template <class T>
-__global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
-    const int v = static_cast<int>(mix(static_cast<std::uint64_t>(i), seed) % 2001) - 1000;
-    if constexpr (std::is_same_v<T, __half>) x[i] = __float2half(v * 0.25f);
-    else if constexpr (std::is_floating_point_v<T>) x[i] = static_cast<T>(v * 0.25);
-    else x[i] = static_cast<T>(v);
-  }
 }
 
 //! Head flags of runs of mean length n / runs (their running count is the sorted keys), or

@@ -15,6 +15,7 @@
 #include <fastscan/scan.cuh>
 
 #include "bench_support.cuh"
+#include "extreme_call.cuh"
 
 #include <algorithm>
 #include <chrono>
