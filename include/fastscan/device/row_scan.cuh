@@ -447,7 +447,7 @@ template <class Policy, class Problem, class Heads>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
                                                                                             Heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile(p.tile_counter, p.tag, p.num_tiles, smem,
+  for_each_tile<true>(p.tile_counter, p.tag, p.num_tiles, smem,
                 [&](std::int64_t tile, tile_tickets& tickets) {
                   row_tile<Policy, Problem, Heads>(prob, p, heads, tile, smem).run(tickets);
                 });

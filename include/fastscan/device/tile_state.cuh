@@ -395,13 +395,15 @@ struct tile_tickets {
 //! Runs `tile_fn(tile, tickets)` for every tile this block gets (the tile calls tickets.next()
 //! once, after its look-back). With a `counter`, tiles come from its tickets in the order blocks
 //! start them, so every tile a block waits on is held by a running block, whatever order the
-//! hardware dispatches blocks in and whatever else holds the SMs; dispatch sizes such grids to the
-//! blocks that fit at once (launch_grid), a block per tile when there are fewer tiles. Without a
-//! counter (plans with no look-back), tile = block index over a grid-stride loop. The ticket
-//! reaches the block through the first 8 bytes of its dynamic shared memory, `scratch`, free
-//! between tiles, so the kernels have no static shared memory (a plan may use all there is). One
-//! loop for every mode: the tile is compiled once.
-template <class TileFn>
+//! hardware dispatches blocks in and whatever else holds the SMs. Without a counter (plans with no
+//! look-back), tile = block index over a grid-stride loop. The ticket reaches the block through the
+//! first 8 bytes of its dynamic shared memory, `scratch`, free between tiles, so the kernels have
+//! no static shared memory (a plan may use all there is).
+//! OneBody: one loop for every mode, so the tile is compiled once (the row kernel, whose grids
+//! hold the blocks that fit at once: launch_grid, and the short column kernels); otherwise the
+//! strided loop, from the block's ticket, beside the ticket loop for grids smaller than their
+//! tiles (the 8- and 16-row column kernels, a block per tile: the strided body is the faster).
+template <bool OneBody, class TileFn>
 FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, unsigned long long tag, std::int64_t num_tiles,
                                    unsigned char* scratch, TileFn&& tile_fn) {
   const bool ticketed = counter != nullptr;
@@ -410,6 +412,15 @@ FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, unsigned long lo
     tickets.raw = atomicAdd(counter, 1ull);
   }
   std::int64_t tile = ticketed ? tickets.take(scratch) : static_cast<std::int64_t>(blockIdx.x);
+  if constexpr (!OneBody) {
+    if (!tickets.more) {
+      for (; tile < num_tiles; tile += gridDim.x) {
+        tile_fn(tile, tickets);
+        __syncthreads();
+      }
+      return;
+    }
+  }
   while (tile < num_tiles) {
     tile_fn(tile, tickets);
     __syncthreads();

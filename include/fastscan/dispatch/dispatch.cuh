@@ -194,9 +194,10 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   return cudaSuccess;
 }
 
-//! The grid of a plan for `kernel`: a look-back grid holds no more blocks than fit on the device at
-//! once, which loop over the tiles and take each next ticket while they scan (for_each_tile); the
-//! blocks per SM are asked once per kernel, block shape and device on each host thread.
+//! The row kernel's grid for a plan: a look-back grid holds no more blocks than fit on the device
+//! at once, which loop over the tiles, each asking for its next ticket once its look-back is done
+//! (for_each_tile); the blocks per SM are asked once per kernel, block shape and device on each
+//! host thread.
 template <class Kernel>
 unsigned launch_grid(Kernel* kernel, const plan& p) {
   if (!p.lookback) {
@@ -236,8 +237,9 @@ struct launcher {
   }
   template <int Items, bool Odd = false>
   cudaError_t columns(const column_scan_params& params) const {
-    const auto kernel = column_scan_kernel<typename k::template column_policy<Items>, Problem, Odd>;
-    kernel<<<launch_grid(kernel, p), p.block_threads, p.smem_bytes, stream>>>(prob, params);
+    // A block per tile: the column kernels' strided loop is faster than their ticket loop.
+    column_scan_kernel<typename k::template column_policy<Items>, Problem, Odd>
+        <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
     return cudaPeekAtLastError();
   }
 
