@@ -29,12 +29,18 @@ SegmentSum = namedtuple("SegmentSum", ["sums", "unique_keys", "num_segments"])
 
 
 # Eager calls of the hot operators go through _C's direct calls (the same dispatcher kernels,
-# less host time per call); torch.compile traces the torch.ops form.
+# less host time per call); torch.compile traces the torch.ops form. A tensor with
+# __torch_function__ (a subclass, an fx Proxy) or an active TorchFunctionMode sees the wrapper
+# itself, as torch's own functions are seen: fx records it as one call, a mode may replace it.
 _tracing = torch.compiler.is_compiling
+_overridden = torch.overrides.has_torch_function_unary
+_override = torch.overrides.handle_torch_function
 
 
 def cummax(input, dim):
     """torch.cummax: (values, indices) as torch.return_types.cummax; the last index among ties."""
+    if _overridden(input):
+        return _override(cummax, (input,), input, dim)
     if _tracing():
         return torch.return_types.cummax(_ops.cummax.default(input, dim))
     return torch.return_types.cummax(_C.cummax(input, dim))
@@ -42,6 +48,8 @@ def cummax(input, dim):
 
 def cummin(input, dim):
     """torch.cummin: (values, indices) as torch.return_types.cummin; the last index among ties."""
+    if _overridden(input):
+        return _override(cummin, (input,), input, dim)
     if _tracing():
         return torch.return_types.cummin(_ops.cummin.default(input, dim))
     return torch.return_types.cummin(_C.cummin(input, dim))
@@ -49,6 +57,8 @@ def cummin(input, dim):
 
 def cumsum(input, dim, *, dtype=None):
     """torch.cumsum: integer and bool inputs give int64 unless dtype says otherwise."""
+    if _overridden(input):
+        return _override(cumsum, (input,), input, dim, dtype=dtype)
     if dtype is None and not _tracing():
         return _C.cumsum(input, dim)
     return _ops.cumsum.default(input, dim, dtype=dtype)

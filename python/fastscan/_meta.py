@@ -23,6 +23,11 @@ def _check_device(op, what, t):
                            "CUDA only; use torch's own operator on other devices)")
 
 
+def _check_same_device(op, a, b, what):
+    if a.device != b.device:
+        raise RuntimeError(f"fastscan.{op}: {what} must be on the input's device {a.device}, got {b.device}")
+
+
 def _check_dtype(op, what, dtype, allowed):
     if dtype not in allowed:
         names = ", ".join(str(t).replace("torch.", "") for t in allowed)
@@ -92,6 +97,7 @@ def _cummaxmin_backward(grad, indices, dim):
     op = "cummaxmin_backward"
     _check_device(op, "grad", grad)
     _check_device(op, "indices", indices)
+    _check_same_device(op, grad, indices, "indices")
     _check_dtype(op, "dtype ", grad.dtype, FLOAT_DTYPES)
     if indices.dtype != torch.int64:
         raise RuntimeError(f"fastscan.{op}: indices must be torch.int64, got {indices.dtype}")
@@ -113,8 +119,7 @@ def _check_keys(op, keys, rows):
 def _check_rows(op, feats, keys):
     _check_device(op, "feats", feats)
     _check_device(op, "keys", keys)
-    if feats.device != keys.device:
-        raise RuntimeError(f"fastscan.{op}: keys must be on the input's device {feats.device}, got {keys.device}")
+    _check_same_device(op, feats, keys, "keys")
     if feats.dim() != 2:
         raise RuntimeError(f"fastscan.{op}: feats must be 2-D [S, C], got shape {list(feats.shape)}")
     _check_dtype(op, "feats dtype ", feats.dtype, FEATURE_DTYPES)
@@ -156,6 +161,7 @@ def _bev_pool_backward(grad_grid, keys, dtype):
     op = "bev_pool_backward"
     _check_device(op, "grad_grid", grad_grid)
     _check_device(op, "keys", keys)
+    _check_same_device(op, grad_grid, keys, "keys")
     _check_dtype(op, "feature dtype ", dtype, FEATURE_DTYPES)
     if grad_grid.dim() != 2 or grad_grid.shape[0] == 0:
         raise RuntimeError(f"fastscan.{op}: grad_grid must be 2-D [num_cells, C] with num_cells > 0, got shape "

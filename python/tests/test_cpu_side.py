@@ -240,3 +240,77 @@ def test_opcheck_on_meta(name):
     args = (x, torch.empty(6, dtype=torch.int64, device="meta")) if keyed else (x, 1)
     torch.library.opcheck(getattr(ops, name).default, args,
                           test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
+
+
+# ---- The wrappers honour __torch_function__: fx traces them as calls, modes and subclasses see them.
+
+def _scans(x):
+    return fastscan.cummax(x, 1).values + fastscan.cummin(x, 1).values + fastscan.cumsum(x, 1)
+
+
+def test_fx_traces_the_wrappers_as_calls():
+    graph = torch.fx.symbolic_trace(_scans).graph
+    targets = [n.target for n in graph.nodes if n.op == "call_function"]
+    for wrapper in (fastscan.cummax, fastscan.cummin, fastscan.cumsum):
+        assert wrapper in targets
+
+
+class _Recorder(torch.overrides.TorchFunctionMode):
+    """Answers every fastscan wrapper with zeros (no kernel runs: CPU tensors) and records it."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in (fastscan.cummax, fastscan.cummin):
+            self.seen.append(func.__name__)
+            x = args[0]
+            return torch.return_types.cummax((torch.zeros_like(x), torch.zeros_like(x, dtype=torch.int64)))
+        if func is fastscan.cumsum:
+            self.seen.append(func.__name__)
+            return torch.zeros_like(args[0])
+        return func(*args, **kwargs)
+
+
+def test_torch_function_modes_see_the_wrappers():
+    mode = _Recorder()
+    with mode:
+        out = _scans(torch.randn(3, 4))
+    assert mode.seen == ["cummax", "cummin", "cumsum"]
+    assert torch.equal(out, torch.zeros(3, 4))
+
+
+class _Tagged(torch.Tensor):
+    """A subclass that answers the fastscan wrappers itself."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func in (fastscan.cummax, fastscan.cummin, fastscan.cumsum):
+            return func.__name__
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def test_tensor_subclasses_see_the_wrappers():
+    x = torch.randn(3, 4).as_subclass(_Tagged)
+    assert fastscan.cummax(x, 1) == "cummax"
+    assert fastscan.cummin(x, 0) == "cummin"
+    assert fastscan.cumsum(x, 1, dtype=torch.float64) == "cumsum"
+
+
+# ---- The fake kernels make the real ones' device checks (no GPU needed: fake CUDA tensors).
+
+@pytest.mark.parametrize("name", ["cummaxmin_backward", "bev_pool_backward", "segment_sum"])
+def test_fake_kernels_reject_tensors_on_two_devices(name):
+    with FakeTensorMode():
+        grad = torch.empty(4, 5, device="cuda:0")
+        calls = {
+            "cummaxmin_backward": lambda: ops.cummaxmin_backward(grad, torch.empty(4, 5, dtype=torch.int64,
+                                                                                   device="cuda:1"), 1),
+            "bev_pool_backward": lambda: ops.bev_pool_backward(grad, torch.empty(7, dtype=torch.int64, device="cuda:1"),
+                                                               torch.float32),
+            "segment_sum": lambda: ops.segment_sum(grad, torch.empty(4, dtype=torch.int64, device="cuda:1")),
+        }
+        with pytest.raises(RuntimeError, match=f"fastscan.{name}: .* must be on the input's device cuda:0, got cuda:1"):
+            calls[name]()
