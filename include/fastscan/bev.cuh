@@ -7,6 +7,7 @@
 //! fixed by the shape, so every result is bitwise the same run to run.
 #pragma once
 
+#include <fastscan/device/point_passes.cuh>
 #include <fastscan/segmented.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -16,68 +17,13 @@
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
-//! Sort input: each point's key (keys outside [0, cells) become `cells` when cells > 0, so that
-//! they sort last and are dropped) and its index.
-template <class Key>
-FASTSCAN_KERNEL void sort_input_kernel(const Key* keys, Key* keys_out, std::int64_t* index, std::int64_t n, std::int64_t cells) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
-    const Key k = keys[i];
-    keys_out[i] = cells > 0 && (k < 0 || static_cast<std::int64_t>(k) >= cells) ? static_cast<Key>(cells) : k;
-    index[i] = i;
-  }
-}
-
-//! Blocks for an element-wise kernel over n items (a few waves of the device).
-inline unsigned elementwise_blocks(std::int64_t n, int threads) {
-  const std::int64_t blocks = (n + threads - 1) / threads;
-  return static_cast<unsigned>(blocks < 132 * 32 ? (blocks > 0 ? blocks : 1) : 132 * 32);
-}
-
-//! dst[to(j), c] = src[from(j), c] for j < S (zeros where from(j) < 0): a thread per row and
-//! 16-byte group of the destination's columns.
-template <int V, class Src, class Dst, class Map>
-FASTSCAN_KERNEL void gather_rows_kernel(const Src* src, Dst* dst, Map map, std::int64_t S, std::int64_t C, divisor by_groups) {
-  const std::int64_t groups = (C + V - 1) / V;
-  for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t < S * groups; t += std::int64_t{gridDim.x} * blockDim.x) {
-    const std::int64_t j = by_groups.div(t);
-    const std::int64_t col = (t - j * groups) * V;
-    const int n = static_cast<int>(C - col < V ? C - col : V);
-    const std::int64_t from = map.from(j);
-    Src in[V] = {};
-    if (from >= 0) load_plain_run<V>(src + from * C + col, in, n);
-    Dst out[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) out[v] = convert_to<Dst>(in[v]);
-    store_plain_run<V>(dst + map.to(j) * C + col, out, n);
-  }
-}
-
-//! bev_pool_backward's rows: point j takes its cell's row (none outside the grid).
-template <class Key>
-struct points_from_cells {
-  const Key* keys;
-  std::int64_t cells;
-  FASTSCAN_DEVICE std::int64_t from(std::int64_t j) const {
-    const Key k = __ldg(keys + j);
-    return k >= 0 && static_cast<std::int64_t>(k) < cells ? static_cast<std::int64_t>(k) : -1;
-  }
-  FASTSCAN_DEVICE std::int64_t to(std::int64_t j) const { return j; }
-};
-
-//! voxel_sum's rows: sorted point j (point perm[j]) takes its segment's sum.
-struct points_from_segments {
-  const std::int64_t* numbers;
-  const std::int64_t* perm;
-  FASTSCAN_DEVICE std::int64_t from(std::int64_t j) const { return __ldg(numbers + j) - 1; }
-  FASTSCAN_DEVICE std::int64_t to(std::int64_t j) const { return __ldg(perm + j); }
-};
 
 //! Launches gather_rows_kernel over [S, C] destination rows.
 template <class Src, class Dst, class Map>
 cudaError_t gather_rows(const Src* src, Dst* dst, Map map, std::int64_t S, std::int64_t C, cudaStream_t stream) {
   constexpr int V = sizeof(Dst) >= 16 ? 1 : static_cast<int>(16 / sizeof(Dst));
   const std::int64_t groups = (C + V - 1) / V;
-  gather_rows_kernel<V><<<elementwise_blocks(S * groups, 256), 256, 0, stream>>>(src, dst, map, S, C, divisor(groups));
+  gather_rows_kernel<V><<<elementwise_grid(S * groups), policy::elementwise_threads, 0, stream>>>(src, dst, map, S, C, divisor(groups));
   return cudaPeekAtLastError();
 }
 
@@ -127,7 +73,7 @@ cudaError_t make_bev_pool_plan(void* d_plan, std::size_t& plan_bytes, const Key*
   if (plan_bytes < t.used) return cudaErrorInvalidValue;
   plan = bev_pool_plan<Key>{sorted, perm, S, num_cells};
   if (S == 0) return cudaSuccess;
-  detail::sort_input_kernel<<<detail::elementwise_blocks(S, 256), 256, 0, stream>>>(keys, keys_in, index, S, num_cells);
+  detail::sort_input_kernel<<<detail::elementwise_grid(S), policy::elementwise_threads, 0, stream>>>(keys, keys_in, index, S, num_cells);
   err = cudaPeekAtLastError();
   if (err != cudaSuccess) return err;
   return cub::DeviceRadixSort::SortPairs(sort_temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
@@ -228,7 +174,7 @@ cudaError_t voxel_sum_passes(unsigned char* base, bool launch, std::size_t& used
                                                     static_cast<int>(sizeof(Key) * 8), stream);
   void* const sort_temp = t.take<unsigned char>(sort_bytes);
   if (err == cudaSuccess && launch) {
-    sort_input_kernel<<<elementwise_blocks(S, 256), 256, 0, stream>>>(keys, keys_in, index, S, std::int64_t{0});
+    sort_input_kernel<<<elementwise_grid(S), policy::elementwise_threads, 0, stream>>>(keys, keys_in, index, S, std::int64_t{0});
     err = cudaPeekAtLastError();
     if (err == cudaSuccess) {
       err = cub::DeviceRadixSort::SortPairs(sort_temp, sort_bytes, keys_in, sorted, index, perm, S, 0,

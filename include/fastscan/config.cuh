@@ -1,19 +1,12 @@
 //! \file config.cuh
-//! Namespace and kernel-visibility macros shared by every fastscan header.
+//! Kernel-visibility and function macros shared by every device header (the namespace: namespace.hpp).
 #pragma once
+
+#include <fastscan/namespace.hpp>
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
-
-//! Frameworks that embed several copies of fastscan in one process define FASTSCAN_NAMESPACE
-//! to a name of their own so that the copies cannot collide.
-#ifndef FASTSCAN_NAMESPACE
-#define FASTSCAN_NAMESPACE fastscan
-#endif
-
-#define FASTSCAN_NAMESPACE_BEGIN namespace FASTSCAN_NAMESPACE {
-#define FASTSCAN_NAMESPACE_END }
 
 //! Kernels get hidden visibility so two shared objects that both embed fastscan keep their own.
 #if defined(__GNUC__) || defined(__clang__)

@@ -78,11 +78,12 @@ cudaError_t sum_runs(temp_carver& t, bool launch, feature_rows<T> rows, const Ke
     return cudaSuccess;
   }
   const run_sum_pass<feature_rows<T>, Key, To, Acc> pass{rows, keys, to, out, parts, S, C, range_rows, ranges, groups};
-  const std::int64_t blocks = (ranges * groups + 255) / 256;
-  run_sums_kernel<V, T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(pass);
+  using run_policy = policy::run_sums;
+  const auto blocks = static_cast<unsigned>((ranges * groups + run_policy::threads - 1) / run_policy::threads);
+  run_sums_kernel<run_policy, V, T><<<blocks, run_policy::threads, 0, stream>>>(pass);
   cudaError_t err = cudaPeekAtLastError();
   if (err == cudaSuccess && ranges > 1) {
-    run_tails_kernel<V><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(pass);
+    run_tails_kernel<V><<<blocks, run_policy::threads, 0, stream>>>(pass);
     err = cudaPeekAtLastError();
   }
   return err;

@@ -2,11 +2,9 @@
 //! The tensor view every fastscan entry point takes.
 #pragma once
 
-#include <cstdint>
+#include <fastscan/namespace.hpp>
 
-#ifndef FASTSCAN_NAMESPACE
-#define FASTSCAN_NAMESPACE fastscan
-#endif
+#include <cstdint>
 
 namespace FASTSCAN_NAMESPACE {
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <fastscan/detail/layout.hpp>
+#include <fastscan/device/shard_passes.cuh>
 #include <fastscan/inclusive_scan.cuh>
 #include <fastscan/ops/value_index.cuh>
 
@@ -61,76 +62,7 @@ namespace detail_ {
 
 using FASTSCAN_NAMESPACE::detail::align16;
 
-//! out[o, k, c] = the fold, in row order, of rows [k * rows, (k + 1) * rows) of column (o, c) of
-//! an [outer, len, inner] view read through `load(o, i, c)`.
-template <class Acc, class Op, class Load>
-FASTSCAN_KERNEL void fold_rows_kernel(Load load, Op op, Acc* out, std::int64_t outer, std::int64_t len, std::int64_t inner,
-                                      std::int64_t rows) {
-  const std::int64_t chunks = (len + rows - 1) / rows;
-  const std::int64_t n = outer * chunks * inner;
-  for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t < n; t += std::int64_t{gridDim.x} * blockDim.x) {
-    const std::int64_t c = t % inner, k = (t / inner) % chunks, o = t / (inner * chunks);
-    const std::int64_t first = k * rows, last = first + rows < len ? first + rows : len;
-    Acc acc = load(o, first, c);
-    for (std::int64_t i = first + 1; i < last; ++i) acc = op(acc, load(o, i, c));
-    out[t] = acc;
-  }
-}
-
-//! The shard's inputs lifted at shard positions; then a pass's partial folds.
-template <class T, class Kind>
-struct input_rows {
-  const T* in;
-  Kind kind;
-  std::int64_t len, inner;
-  FASTSCAN_HD typename Kind::acc_t operator()(std::int64_t o, std::int64_t i, std::int64_t c) const {
-    return kind.element(in[(o * len + i) * inner + c], i);
-  }
-};
-template <class Acc>
-struct partial_rows {
-  const Acc* partials;
-  std::int64_t len, inner;
-  FASTSCAN_HD Acc operator()(std::int64_t o, std::int64_t i, std::int64_t c) const { return partials[(o * len + i) * inner + c]; }
-};
-
-//! A record's length, written on the stream (no host memory for a captured graph to read later).
-template <class Int>
-FASTSCAN_KERNEL void write_length_kernel(Int* record, Int len) {
-  *record = len;
-}
-
 constexpr std::int64_t fold_rows = 64;  //!< rows a thread folds per pass (passes: log_64 len)
-inline unsigned blocks_for(std::int64_t n) {
-  const std::int64_t b = (n + 255) / 256;
-  return static_cast<unsigned>(b < 4096 ? (b > 0 ? b : 1) : 4096);
-}
-
-//! Each column's carry (the fold of the earlier ranks' records, positions rebased), whether it has
-//! one, and the shard's offset.
-template <class Kind>
-FASTSCAN_KERNEL void carry_kernel(const unsigned char* records, std::size_t record_bytes, int rank, std::int64_t cols, Kind kind,
-                                  typename Kind::acc_t* carry, unsigned char* has, std::int64_t* offset) {
-  using Acc = typename Kind::acc_t;
-  for (std::int64_t col = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; col < cols; col += std::int64_t{gridDim.x} * blockDim.x) {
-    std::int64_t off = 0;
-    bool have = false;
-    Acc acc{};
-    for (int q = 0; q < rank; ++q) {
-      const unsigned char* const record = records + static_cast<std::size_t>(q) * record_bytes;
-      const std::int64_t len = *reinterpret_cast<const std::int64_t*>(record);
-      if (len > 0) {
-        const Acc a = kind.rebase(reinterpret_cast<const Acc*>(record + 16)[col], off);
-        acc = have ? kind.op(acc, a) : a;
-        have = true;
-      }
-      off += len;
-    }
-    carry[col] = acc;
-    has[col] = have;
-    if (col == 0) *offset = off;
-  }
-}
 
 //! Element i of the shard as the scan reads it: lifted at its global position, the carry folded
 //! into the first row (inclusive), or the previous row's (exclusive: the carry, or the identity, first).
@@ -175,12 +107,12 @@ cudaError_t fold_columns(const T* in, Shape3 local, Kind kind, Acc* out, Acc* pi
   for (int pass = 0;; ++pass) {
     const std::int64_t chunks = (rows_left + fold_rows - 1) / fold_rows;
     Acc* const to = chunks == 1 ? out : (pass % 2 == 0 ? ping : pong);
-    const unsigned blocks = blocks_for(local.outer * chunks * local.inner);
+    const unsigned blocks = FASTSCAN_NAMESPACE::detail::elementwise_grid(local.outer * chunks * local.inner);
     if (pass == 0) {
-      fold_rows_kernel<<<blocks, 256, 0, stream>>>(input_rows<T, Kind>{in, kind, local.len, local.inner}, kind.op, to, local.outer,
+      fold_rows_kernel<<<blocks, policy::elementwise_threads, 0, stream>>>(input_rows<T, Kind>{in, kind, local.len, local.inner}, kind.op, to, local.outer,
                                                   rows_left, local.inner, fold_rows);
     } else {
-      fold_rows_kernel<<<blocks, 256, 0, stream>>>(partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to, local.outer,
+      fold_rows_kernel<<<blocks, policy::elementwise_threads, 0, stream>>>(partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to, local.outer,
                                                   rows_left, local.inner, fold_rows);
     }
     const cudaError_t err = cudaPeekAtLastError();
@@ -245,7 +177,7 @@ cudaError_t scan_from(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
   auto* const carry = reinterpret_cast<Acc*>(base);
   auto* const has = base + carry_bytes;
   auto* const offset = reinterpret_cast<std::int64_t*>(base + carry_bytes + d::align16(static_cast<std::size_t>(cols)));
-  d::carry_kernel<<<d::blocks_for(cols), 256, 0, stream>>>(static_cast<const unsigned char*>(records), record_bytes, rank, cols,
+  d::carry_kernel<<<FASTSCAN_NAMESPACE::detail::elementwise_grid(cols), policy::elementwise_threads, 0, stream>>>(static_cast<const unsigned char*>(records), record_bytes, rank, cols,
                                                            kind, carry, has, offset);
   err = cudaPeekAtLastError();
   if (err != cudaSuccess) return err;

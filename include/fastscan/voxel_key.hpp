@@ -3,14 +3,13 @@
 //! that sorted keys group each batch's cells. Plain C++ (host and device).
 #pragma once
 
+#include <fastscan/namespace.hpp>
+
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <type_traits>
 
-#ifndef FASTSCAN_NAMESPACE
-#define FASTSCAN_NAMESPACE fastscan
-#endif
 #if defined(__CUDACC__)
 #define FASTSCAN_VOXEL_FN __host__ __device__ inline
 #else

@@ -4,12 +4,11 @@
 //! C++ (host and device), no CUDA types, so the host-only solver and its tests include it too.
 #pragma once
 
+#include <fastscan/namespace.hpp>
+
 #include <cstddef>
 #include <cstdint>
 
-#ifndef FASTSCAN_NAMESPACE
-#define FASTSCAN_NAMESPACE fastscan
-#endif
 #if defined(__CUDACC__)
 #define FASTSCAN_LAYOUT_FN __host__ __device__ constexpr inline
 #else

@@ -4,15 +4,13 @@
 //! byte with any other array, and temp storage is 16-byte aligned.
 #pragma once
 
+#include <fastscan/namespace.hpp>
+
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <type_traits>
-
-#ifndef FASTSCAN_NAMESPACE
-#define FASTSCAN_NAMESPACE fastscan
-#endif
 
 namespace FASTSCAN_NAMESPACE {
 namespace detail {

@@ -10,7 +10,6 @@
 #include <fastscan/detail/numeric.cuh>
 #include <fastscan/detail/vector_io.cuh>
 #include <fastscan/ops/segmented.cuh>
-#include <fastscan/plan/policy.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -67,11 +66,11 @@ struct run_sum_part {
 
 //! One thread's range in named stages: load a batch of rows, fold it in row order (writing each
 //! run that ends), then leave the range's lead, tail and heads for run_tails_kernel.
-template <int V, class T, class Pass>
+template <class Policy, int V, class T, class Pass>
 struct run_sum_range {
   using Acc = std::remove_pointer_t<decltype(Pass::out)>;
   using key_t = std::remove_cv_t<std::remove_reference_t<decltype(*Pass::keys)>>;
-  static constexpr int U = policy::run_sum_batch;
+  static constexpr int U = Policy::batch;
   const Pass& pass;
   run_sum_part part;
   std::int64_t row0, row1;
@@ -148,12 +147,13 @@ struct run_sum_range {
   }
 };
 
-//! Each thread: one column group down one range of rows.
-template <int V, class T, class Pass>
-FASTSCAN_KERNEL __launch_bounds__(256, policy::run_sum_min_blocks) void run_sums_kernel(Pass pass) {
+//! Each thread: one column group down one range of rows. Policy: batch, threads, min_blocks
+//! (plan/kernel_policy.hpp).
+template <class Policy, int V, class T, class Pass>
+FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void run_sums_kernel(Pass pass) {
   run_sum_part part;
   if (run_sum_part::of_thread<V>(pass, part)) {
-    run_sum_range<V, T, Pass>(pass, part).run();
+    run_sum_range<Policy, V, T, Pass>(pass, part).run();
   }
 }
 

@@ -49,6 +49,17 @@ inline cudaError_t query_device(device_limits& dev) {
   return cudaSuccess;
 }
 
+//! Blocks of policy::elementwise_threads for an element-wise kernel over n items: a thread per
+//! item, at most policy::elementwise_blocks_per_sm blocks per SM of the current device (the threads
+//! loop past that).
+inline unsigned elementwise_grid(std::int64_t n) {
+  device_limits dev;
+  (void)query_device(dev);  // (on an error, the defaults: the error shows at the launch)
+  const std::int64_t cap = std::int64_t{policy::elementwise_blocks_per_sm} * dev.sm_count;
+  const std::int64_t blocks = (n + policy::elementwise_threads - 1) / policy::elementwise_threads;
+  return static_cast<unsigned>(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
+}
+
 //! A shape with no elements (negative extents are reported by the solver).
 inline bool is_empty(Shape3 s) { return s.outer <= 0 || s.len <= 0 || s.inner <= 0; }
 

@@ -43,5 +43,12 @@ struct column_kernel {
   using lookback_policy = lookback;
 };
 
+//! The run sums: rows a thread loads before summing them, and launch bounds.
+struct run_sums {
+  static constexpr int batch = run_sum_batch;
+  static constexpr int threads = elementwise_threads;
+  static constexpr int min_blocks = run_sum_min_blocks;
+};
+
 }  // namespace policy
 }  // namespace FASTSCAN_NAMESPACE

@@ -4,12 +4,10 @@
 //! measured (shapes, before -> after, commit): bench/NOTES.md.
 #pragma once
 
+#include <fastscan/namespace.hpp>
+
 #include <cstddef>
 #include <cstdint>
-
-#ifndef FASTSCAN_NAMESPACE
-#define FASTSCAN_NAMESPACE fastscan
-#endif
 
 namespace FASTSCAN_NAMESPACE {
 namespace policy {
@@ -151,6 +149,12 @@ constexpr long long column_grouped_lookback_max_chains = 1;
 
 //! Dynamic shared memory a plan may use without opting in.
 constexpr std::size_t smem_budget = 48 * 1024;
+
+// Element-wise passes (sort inputs, gathers, shard folds and carries; dispatch::elementwise_grid).
+//! Threads per block of the element-wise kernels and the run sums.
+constexpr int elementwise_threads = 256;
+//! Blocks per SM an element-wise grid holds at most (a few waves; threads loop past it).
+constexpr int elementwise_blocks_per_sm = 32;
 
 // Run sums (segment sums, BEV pooling; device/run_sums.cuh).
 //! Threads the run sums aim for: a few waves of an H200 (132 SMs x 2048), and fixed, so the rows

@@ -187,20 +187,6 @@ FASTSCAN_DEVICE void warp_unstage_words(W* dst, const W* smem, const word_parts&
   __syncwarp();
 }
 
-//! Stages 32 * N contiguous elements at `warp_base` (16-byte aligned), lane l's N elements at
-//! staged_row<T, N>(smem, l); at most 128 bytes per lane.
-template <int N, class T>
-FASTSCAN_DEVICE void warp_stage(const T* warp_base, uint4* smem) {
-  static_assert(warp_exchange_shape<T, N>::passes == 1, "staging holds at most 128 bytes per lane");
-  warp_stage_units<warp_exchange_shape<T, N>::units>(warp_base, smem);
-}
-
-//! Lane `lane`'s staged elements.
-template <class T, int N>
-FASTSCAN_DEVICE T* staged_row(uint4* smem, int lane) {
-  return reinterpret_cast<T*>(smem + lane * warp_exchange_shape<T, N>::pitch);
-}
-
 //! Stores blocked `items` as 32 * N contiguous elements at `warp_base` (16-byte aligned).
 template <int N, class T>
 FASTSCAN_DEVICE void warp_store_blocked(T* warp_base, const T (&items)[N], uint4* smem) {
