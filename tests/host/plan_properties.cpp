@@ -42,10 +42,41 @@ const std::vector<device_limits> devices = {
 
 bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-//! Synthetic element sizes (with the exchange slices of the kernels' layouts) and what dispatch
-//! passes for every entry point's problem, each also as an operator that is not exactly associative.
+//! Synthetic element sizes for the solver: the kernels a problem of these sizes would compile, as
+//! dispatch lists them (plan/variants.hpp), with the exchange slices of the kernels' layouts: a row
+//! kernel and its latency twin where the row kernel takes the size (its slice `row_slice`, else
+//! `slice`), the column kernels (a short one, the plain one, a wide one of `wide_items` rows).
+struct sizes {
+  std::size_t in, acc, word, flagged, slice;
+  bool in_place = false;
+  std::size_t row_slice = 0;
+  int wide_items = 0;
+  std::size_t wide_slice = 0;
+};
+scan_types synthetic(const sizes& z, bool exact = true) {
+  using fastscan::detail::kernel_variant;
+  scan_types t{z.in, z.acc, z.word, z.flagged, z.in_place, exact, {}};
+  if (policy::row_kernel_takes(z.in)) {
+    const int items = policy::row_items(z.in, z.acc, z.in_place);
+    const int latency = policy::row_latency_items(z.in, z.acc);
+    const int threads = policy::row_kernel_bounds(z.in_place, z.in, exact, z.acc).threads;
+    const std::size_t slice = z.row_slice > 0 ? z.row_slice : z.slice;
+    t.variants.add({strategy::rows, items, 1, threads, slice, false});
+    if (latency != items) t.variants.add({strategy::rows, latency, 1, threads, slice, false});
+  }
+  const int vec = policy::column_vec(z.in);
+  const int plain = policy::column_items(z.in);
+  const int small = std::min(policy::column_short_items, plain);
+  if (small < plain) t.variants.add({strategy::columns, small, vec, policy::column_threads, z.slice, false});
+  t.variants.add({strategy::columns, plain, vec, policy::column_threads, z.slice, false});
+  if (z.wide_items > plain) t.variants.add({strategy::columns, z.wide_items, vec, policy::column_threads, z.wide_slice, false});
+  return t;
+}
+
+//! Synthetic sizes and what dispatch passes for every entry point's problem, each synthetic one
+//! also as an operator that is not exactly associative.
 std::vector<scan_types> all_types() {
-  std::vector<scan_types> t = {
+  std::vector<sizes> z = {
       {1, 8, 16, 16, 4608}, {1, 16, 32, 24, 4608}, {2, 4, 16, 8, 4608}, {2, 16, 32, 24, 4608}, {4, 4, 16, 8, 4608},
       {4, 16, 32, 24, 4608}, {8, 8, 16, 16, 4608}, {8, 16, 32, 24, 4608}, {16, 16, 32, 20, 4608},
       {32, 32, 64, 40, 4608},
@@ -56,13 +87,11 @@ std::vector<scan_types> all_types() {
       {8, 8, 16, 16, 4608, true, 8704, 16, 8704}, {4, 4, 16, 8, 4608, true, 8704, 16, 8704}};
   // Sizes that are neither powers of two nor divisors of 16.
   for (std::size_t bytes : {3, 5, 6, 7, 12, 24}) {
-    t.push_back({bytes, bytes, 16 * ((bytes + 7) / 8), bytes + 4, 4608});
+    z.push_back({bytes, bytes, 16 * ((bytes + 7) / 8), bytes + 4, 4608});
   }
-  const std::size_t synthetic = t.size();
-  for (std::size_t i = 0; i < synthetic; ++i) {
-    scan_types ordered = t[i];
-    ordered.exact = false;
-    t.push_back(ordered);
+  std::vector<scan_types> t;
+  for (const bool exact : {true, false}) {
+    for (const auto& one : z) t.push_back(synthetic(one, exact));
   }
   for (const auto& e : entry_point_types()) {
     t.push_back(e.types);
@@ -73,7 +102,7 @@ std::vector<scan_types> all_types() {
 std::string types_name(const scan_types& t) {
   std::ostringstream os;
   os << "in " << t.in_bytes << " acc " << t.acc_bytes << (t.rows_in_place ? " in place" : "") << (t.exact ? "" : " ordered")
-     << " column items " << t.column_items;
+     << " column items " << t.variants.items_of(strategy::columns, true);
   return os.str();
 }
 
@@ -148,27 +177,28 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
     PLAN_CHECK(p.num_tiles >= policy::lookback_sleep_min_tiles);
     PLAN_CHECK((p.kind == strategy::rows || l.outer * p.col_chunks < dev.sm_count));
   }
+  // The plan names a kernel of the problem's list, of its kind.
+  const auto& kernels = types.variants;
+  PLAN_REQUIRE(p.variant >= 0);
+  PLAN_REQUIRE(p.variant < kernels.count);
+  const auto& k = kernels.at[p.variant];
+  PLAN_CHECK(k.kind == p.kind);
+  PLAN_CHECK(p.block_threads <= k.threads);  // its launch bounds: a larger block would not launch
+  PLAN_CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) * k.slice_bytes);
   if (p.kind == strategy::rows) {
     PLAN_CHECK(l.inner == 1);
-    PLAN_CHECK(policy::row_kernel_takes(types.in_bytes));
     PLAN_CHECK(pow2(static_cast<std::int64_t>(types.in_bytes)));  // the row kernel stages power-of-two sizes only
     PLAN_CHECK(p.lanes_y == 1);
     PLAN_CHECK(p.tile_items == std::int64_t{p.block_threads} * p.items);
-    const std::size_t slice =
-        types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp : types.exchange_bytes_per_warp;
-    PLAN_CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) * slice);
+    PLAN_CHECK(p.items == k.items);
     PLAN_CHECK(p.items * types.in_bytes <= 256);  // one exchange row per thread
-    // Within the row kernels' launch bounds (both row kernels take the same; a larger block would
-    // not launch).
-    const auto bounds = policy::row_kernel_bounds(types.rows_in_place, types.in_bytes, types.exact, types.acc_bytes);
-    PLAN_CHECK(p.block_threads <= bounds.threads);
-    if (p.items != policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place)) {
-      // The other row kernel dispatch instantiates: the latency one, only for problems too small
-      // for row_min_tiles_per_sm tiles per SM at the full items and the smallest block.
-      PLAN_REQUIRE(p.items == policy::row_latency_items(types.in_bytes, types.acc_bytes));
-      PLAN_CHECK(fastscan::detail::ceil_div(numel, std::int64_t{policy::row_threads_min} *
-                                                  policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place)) <
-            std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count);
+    const int most_items = kernels.items_of(strategy::rows, true);
+    if (p.items != most_items) {
+      // The other row kernel: the latency one, only for problems too small for
+      // row_min_tiles_per_sm tiles per SM at the full items and the smallest block.
+      PLAN_REQUIRE(p.items == kernels.items_of(strategy::rows, false));
+      PLAN_CHECK(fastscan::detail::ceil_div(numel, std::int64_t{policy::row_threads_min} * most_items) <
+                 std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count);
       PLAN_CHECK(p.block_threads <= policy::row_latency_threads(types.acc_bytes));
     }
     // Rows short of row_min_tiles_per_sm tiles per SM run the solver's smallest blocks.
@@ -186,25 +216,27 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
   } else {
     PLAN_REQUIRE(p.kind == strategy::columns);
     PLAN_CHECK(pow2(p.vec));
-    PLAN_CHECK(p.vec == policy::column_vec(types.in_bytes));  // the VEC dispatch compiles the column kernels for
+    PLAN_CHECK(p.vec == k.vec);  // the VEC its kernel is compiled for
     PLAN_CHECK(pow2(p.tile_cols));
     PLAN_CHECK(p.tile_cols == std::int64_t{p.lanes_x} * p.vec);
     PLAN_CHECK(p.tile_items == std::int64_t{p.lanes_y} * p.items);
-    PLAN_CHECK(p.block_threads <= policy::column_threads);  // the column kernel's launch bounds
-    // Rows per thread: a power of two within the kernel's (the wide kernel's where dispatch has one),
-    // and no thread's rows all past the end.
+    // Rows per thread: a power of two within its kernel's, and no thread's rows all past the end.
+    // The kernel is the one of fewest rows that holds them, or its odd twin for rows of the plane
+    // narrower than the tile that the plan fills.
     PLAN_CHECK(p.items >= 1);
     PLAN_CHECK(pow2(p.items));
-    const int kernel_items = types.column_items > 0 ? types.column_items : policy::column_items(types.in_bytes);
-    PLAN_CHECK(p.items <= kernel_items);
+    PLAN_CHECK(p.items <= k.items);
+    for (int i = 0; i < kernels.count; ++i) {
+      const auto& other = kernels.at[i];
+      PLAN_CHECK(!(other.kind == strategy::columns && !other.odd && other.items >= p.items && other.items < k.items));
+    }
+    PLAN_CHECK((!k.odd || (p.tile_cols > l.inner && p.items == k.items)));
+    const int kernel_items = kernels.items_of(strategy::columns, true);
     PLAN_CHECK((p.items == 1 || std::int64_t{p.items} / 2 < l.len));
     // All of the kernel's rows, or the latency plans' (policy::column_items_latency).
     const int full_items = std::min(kernel_items, fastscan::detail::next_pow2(l.len));
     PLAN_CHECK((p.items == full_items ||
            p.items == std::min(full_items, policy::column_items_latency(types.in_bytes, types.acc_bytes))));
-    const bool wide = p.items > policy::column_items(types.in_bytes);  // the wide kernel
-    PLAN_CHECK(p.smem_bytes >= static_cast<std::size_t>(p.block_threads / 32) *
-                              (wide ? types.column_wide_exchange_bytes_per_warp : types.exchange_bytes_per_warp));
     const auto warp_rows = static_cast<std::size_t>(p.lanes_x >= 32 ? p.lanes_y : p.lanes_y * p.lanes_x / 32);
     PLAN_CHECK(p.smem_bytes >= warp_rows * p.tile_cols * types.acc_bytes + p.tile_cols * types.acc_bytes + p.tile_cols);
     // Tiles cover every column and row exactly once.
@@ -316,8 +348,7 @@ TEST_CASE("every plan is launchable and keeps the kernels' contracts", "[host][p
             grouped = grouped || p.lookback_groups;
             capped_grid = capped_grid || p.grid < p.num_tiles;
             sleeps = sleeps || p.first_poll_ns > 0;
-            latency_rows = latency_rows || (p.kind == strategy::rows &&
-                                            p.items != policy::row_items(t.in_bytes, t.acc_bytes, t.rows_in_place));
+            latency_rows = latency_rows || (p.kind == strategy::rows && p.items != t.variants.items_of(strategy::rows, true));
             wide_columns = wide_columns || (p.kind == strategy::columns && p.items > policy::column_items(t.in_bytes));
           }
         }
@@ -354,8 +385,8 @@ TEST_CASE("tiles cover every element exactly once", "[host][plan]") {
   // Long rows and columns over many tiles, a grid smaller than the tiles.
   for (const Shape3 s : {Shape3{1, 1 << 20, 1}, Shape3{3, 300001, 1}, Shape3{1, 200003, 3}, Shape3{2, 65537, 16},
                          Shape3{1, 4099, 257}}) {
-    for (const auto& t : {scan_types{8, 16, 32, 24, 4608}, scan_types{4, 4, 16, 8, 4608, true, 8704, 16, 8704},
-                          scan_types{3, 3, 16, 7, 4608}}) {
+    for (const auto& t : {synthetic({8, 16, 32, 24, 4608}), synthetic({4, 4, 16, 8, 4608, true, 8704, 16, 8704}),
+                          synthetic({3, 3, 16, 7, 4608})}) {
       check_coverage(s, t, limits(132, 64, 48 * 1024));
     }
   }
@@ -413,15 +444,17 @@ TEST_CASE("row kernels' launch bounds are launchable and fit an SM", "[host][pla
   constexpr std::size_t sm_smem = 228 * 1024, reserved_per_block = 1024;
   for (const auto& e : entry_point_types()) {
     const auto& t = e.types;
-    if (!policy::row_kernel_takes(t.in_bytes)) continue;
+    const int row = t.variants.find(strategy::rows, t.variants.items_of(strategy::rows, true));
+    if (row < 0) continue;
     CAPTURE(e.name);
     const auto b = policy::row_kernel_bounds(t.rows_in_place, t.in_bytes, t.exact, t.acc_bytes);
+    CHECK(t.variants.at[row].threads == b.threads);  // the list carries the kernel's own bounds
     CHECK(b.threads % 32 == 0);
     CHECK(b.threads >= policy::row_threads_min);
     CHECK(b.threads <= 1024);
     CHECK(b.min_blocks_per_sm >= 1);
     CHECK(b.threads * b.min_blocks_per_sm <= 2048);
-    CHECK(b.min_blocks_per_sm * (fastscan::detail::row_smem(b.threads, t.flagged_bytes, t.row_exchange_bytes_per_warp).bytes + reserved_per_block) <= sm_smem);
+    CHECK(b.min_blocks_per_sm * (fastscan::detail::row_smem(b.threads, t.flagged_bytes, t.variants.at[row].slice_bytes).bytes + reserved_per_block) <= sm_smem);
     // The solver starts from the kernel's block, whatever the device allows: a problem large
     // enough for every SM keeps it.
     for (const auto& dev : {h200, limits(132, 2147483647, 227 * 1024)}) {
@@ -441,9 +474,21 @@ TEST_CASE("dispatch plans each entry point with its kernels' exactness and slice
     const bool float_sum = e.name.rfind("cumsum float", 0) == 0 || e.name.rfind("cumsum bfloat", 0) == 0;
     const bool user_type = e.name.find("-byte") != std::string::npos;
     CHECK(t.exact == !(float_sum || user_type));
-    // A wide column kernel (more rows per thread than the normal one) comes with its own slice.
-    if (t.column_items > policy::column_items(t.in_bytes)) {
-      CHECK(t.column_wide_exchange_bytes_per_warp >= t.exchange_bytes_per_warp);
+    // Column kernels of more rows per thread come with slices at least as large; each odd twin
+    // follows a kernel of its rows and slice; at most one kernel of each kind and rows.
+    const auto& v = t.variants;
+    for (int i = 0; i < v.count; ++i) {
+      for (int j = 0; j < v.count; ++j) {
+        if (i == j || v.at[i].kind != v.at[j].kind) continue;
+        CHECK(!(v.at[i].items == v.at[j].items && v.at[i].odd == v.at[j].odd));
+        if (v.at[i].kind == strategy::columns && v.at[i].items < v.at[j].items) CHECK(v.at[i].slice_bytes <= v.at[j].slice_bytes);
+      }
+      if (v.at[i].odd) {
+        const int plain = v.find(strategy::columns, v.at[i].items);
+        REQUIRE(plain >= 0);
+        CHECK(plain < i);
+        CHECK(v.at[plain].slice_bytes == v.at[i].slice_bytes);
+      }
     }
   }
 }
@@ -453,7 +498,7 @@ TEST_CASE("small column scans find every prefix within one look-back window", "[
   // per round trip (32 tiles shared among the columns it looks back for) waits for several round
   // trips. The window is the column kernel's (the plan's lookback_cols, detail/layout.hpp). Where
   // none fits (the largest block at the narrowest tile, one sector wide), the solver keeps it.
-  for (const fastscan::detail::scan_types& types : {fastscan::detail::scan_types{8, 8, 16, 16, 4608}, fastscan::detail::scan_types{8, 16, 32, 24, 4608}}) {
+  for (const fastscan::detail::scan_types& types : {synthetic({8, 8, 16, 16, 4608}), synthetic({8, 16, 32, 24, 4608})}) {
     for (std::int64_t len = 2; len <= 65536; len *= 2) {
       const Shape3 s{1, len, 65536 / len};
       const auto p = fastscan::detail::make_plan(s, types, h200);

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <random>
+#include <utility>
 
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
@@ -125,24 +126,42 @@ struct problem_kernels {
   template <int Items>
   using column_policy = policy::column_kernel<Items, column_vec, exact, sizeof(input_t), sizeof(acc_t)>;
 
-  static constexpr std::size_t row_slice_bytes() {
+  //! The kernels, in the launcher's numbering (plan/variants.hpp): row kernels by items, column
+  //! kernels by rows, the odd twin last. The latency row kernel and the short column kernel are
+  //! planned with their main kernel's slice.
+  static constexpr kernel_variants variants() {
+    kernel_variants v{};
     if constexpr (row_kernel) {
-      return row_slices<Problem, row_items>::warp_bytes;
-    } else {
-      return 0;
+      constexpr std::size_t slice = row_slices<Problem, row_items>::warp_bytes;
+      v.add({strategy::rows, row_items, 1, row_policy<row_items>::threads, slice, false});
+      if (row_latency_items != row_items) {
+        v.add({strategy::rows, row_latency_items, 1, row_policy<row_latency_items>::threads, slice, false});
+      }
     }
+    constexpr std::size_t plain = column_slice_bytes<input_t, column_items, column_vec>();
+    constexpr std::size_t wide = column_slice_bytes<input_t, column_wide_items, column_vec>();
+    if (column_small_items < column_items) {
+      v.add({strategy::columns, column_small_items, column_vec, column_policy<column_small_items>::threads, plain, false});
+    }
+    v.add({strategy::columns, column_items, column_vec, column_policy<column_items>::threads, plain, false});
+    if (column_wide_items > column_items) {
+      v.add({strategy::columns, column_wide_items, column_vec, column_policy<column_wide_items>::threads, wide, false});
+    }
+    if (odd_kernel) {
+      v.add({strategy::columns, column_wide_items, column_vec, column_policy<column_wide_items>::threads, wide, true});
+    }
+    return v;
   }
   static scan_types types() {
-    return {sizeof(input_t),
-            sizeof(acc_t),
-            tile_word_bytes<acc_t>,
-            sizeof(flagged<acc_t>),
-            column_slice_bytes<input_t, column_items, column_vec>(),
-            rows_in_place<Problem>,
-            row_slice_bytes(),
-            column_wide_items,
-            column_slice_bytes<input_t, column_wide_items, column_vec>(),
-            exact};
+    scan_types t{};
+    t.in_bytes = sizeof(input_t);
+    t.acc_bytes = sizeof(acc_t);
+    t.word_bytes = tile_word_bytes<acc_t>;
+    t.flagged_bytes = sizeof(flagged<acc_t>);
+    t.rows_in_place = rows_in_place<Problem>;
+    t.exact = exact;
+    t.variants = variants();
+    return t;
   }
 };
 
@@ -240,68 +259,72 @@ struct launcher {
   const Problem& prob;
   cudaStream_t stream;
 
-  template <int Items>
-  cudaError_t rows(const row_scan_params& params, const positional_heads& heads) const {
-    const auto kernel = row_scan_kernel<typename k::template row_policy<Items>, Problem, positional_heads>;
-    kernel<<<launch_grid(kernel, p), p.block_threads, p.smem_bytes, stream>>>(prob, params, heads);
-    return cudaPeekAtLastError();
+  //! The row kernel's parameters, field by field from the plan and the launch state.
+  row_scan_params row_params(const launch_state& s) const {
+    row_scan_params r{};
+    r.numel = p.layout.outer * p.layout.len;
+    r.tile_items = p.tile_items;
+    r.num_tiles = p.num_tiles;
+    r.lookback = p.lookback;
+    r.tile_counter = s.counter;
+    r.tile_words = s.words;
+    r.tag = s.tag;
+    r.prefetch_tiles = p.prefetch_tiles;
+    r.first_poll_ns = p.first_poll_ns;
+    return r;
   }
-  template <int Items, bool Odd = false>
-  cudaError_t columns(const column_scan_params& params) const {
-    // A block per tile: the column kernels' strided loop is faster than their ticket loop.
-    column_scan_kernel<typename k::template column_policy<Items>, Problem, Odd>
-        <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, params);
-    return cudaPeekAtLastError();
-  }
-
-  //! The row kernel of the plan's items (row_items, or row_latency_items for latency plans).
-  cudaError_t launch_rows(const launch_state& s) const {
-    if constexpr (k::row_kernel) {
-      const Shape3 shape = p.layout;
-      const row_scan_params params{shape.outer * shape.len, p.tile_items, p.num_tiles, p.lookback,    s.counter,
-                                   s.words,                 s.tag,        p.prefetch_tiles, p.first_poll_ns};
-      const positional_heads heads{shape.len, divisor(shape.len)};
-      if (p.items == k::row_items) {
-        return rows<k::row_items>(params, heads);
-      }
-      if constexpr (k::row_latency_items != k::row_items) {
-        if (p.items == k::row_latency_items) {
-          return rows<k::row_latency_items>(params, heads);
-        }
-      }
-    }
-    return cudaErrorInvalidValue;  // no kernel of the plan's items (never from types())
-  }
-
-  //! The column kernel of the least rows per thread that holds the plan's.
-  cudaError_t launch_columns(const launch_state& s) const {
+  //! The column kernels' parameters, likewise.
+  column_scan_params column_params(const launch_state& s) const {
     const Shape3 shape = p.layout;
-    const std::int64_t chains = shape.outer * p.col_chunks;
-    const column_scan_params params{shape.outer,      shape.len,       shape.inner,           p.tile_items,
-                                    p.tile_cols,      p.col_chunks,    chains,                p.num_tiles,
-                                    divisor(chains),  divisor(p.col_chunks), p.lanes_x,       p.lanes_y,
-                                    p.lookback,       p.lookback_cols, s.counter,             s.words,
-                                    s.group_words,    s.tag,           p.prefetch_tiles,      p.items,
-                                    p.first_poll_ns};
-    if constexpr (k::column_small_items < k::column_items) {
-      if (p.items <= k::column_small_items) {
-        return columns<k::column_small_items>(params);
-      }
+    column_scan_params c{};
+    c.outer = shape.outer;
+    c.len = shape.len;
+    c.inner = shape.inner;
+    c.tile_rows = p.tile_items;
+    c.tile_cols = p.tile_cols;
+    c.col_chunks = p.col_chunks;
+    c.chains = shape.outer * p.col_chunks;
+    c.num_tiles = p.num_tiles;
+    c.by_chains = divisor(c.chains);
+    c.by_chunks = divisor(p.col_chunks);
+    c.lanes_x = p.lanes_x;
+    c.lanes_y = p.lanes_y;
+    c.lookback = p.lookback;
+    c.lookback_cols = p.lookback_cols;
+    c.tile_counter = s.counter;
+    c.tile_words = s.words;
+    c.group_words = s.group_words;
+    c.tag = s.tag;
+    c.prefetch_tiles = p.prefetch_tiles;
+    c.items = p.items;
+    c.first_poll_ns = p.first_poll_ns;
+    return c;
+  }
+
+  //! Kernel I of the problem's list.
+  template <int I>
+  cudaError_t launch_variant(const launch_state& s) const {
+    constexpr kernel_variant v = k::variants().at[I];
+    if constexpr (v.kind == strategy::rows) {
+      const auto kernel = row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>;
+      const positional_heads heads{p.layout.len, divisor(p.layout.len)};
+      kernel<<<launch_grid(kernel, p), p.block_threads, p.smem_bytes, stream>>>(prob, row_params(s), heads);
+    } else {
+      // A block per tile: the column kernels' strided loop is faster than their ticket loop.
+      column_scan_kernel<typename k::template column_policy<v.items>, Problem, v.odd>
+          <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, column_params(s));
     }
-    if constexpr (k::odd_kernel) {
-      if (p.tile_cols > shape.inner && p.items == k::column_wide_items) {
-        return columns<k::column_wide_items, true>(params);
-      }
-    }
-    if (p.items <= k::column_items) {
-      return columns<k::column_items>(params);
-    }
-    if constexpr (k::column_wide_items > k::column_items) {
-      if (p.items <= k::column_wide_items) {
-        return columns<k::column_wide_items>(params);
-      }
-    }
-    return cudaErrorInvalidValue;  // more rows than any kernel holds (never from types())
+    return cudaPeekAtLastError();
+  }
+  template <int... I>
+  cudaError_t launch_indexed(const launch_state& s, std::integer_sequence<int, I...>) const {
+    cudaError_t err = cudaErrorInvalidValue;  // (an index the list lacks: never from the solver)
+    ((p.variant == I ? (void)(err = launch_variant<I>(s)) : void()), ...);
+    return err;
+  }
+  //! The plan's kernel (plan::variant).
+  cudaError_t run(const launch_state& s) const {
+    return launch_indexed(s, std::make_integer_sequence<int, k::variants().count>{});
   }
 };
 
@@ -315,8 +338,7 @@ cudaError_t launch(const plan& p, void* d_temp, const Problem& prob, cudaStream_
   if (err != cudaSuccess) {
     return err;
   }
-  const launcher<Problem> l{p, prob, stream};
-  return p.kind == strategy::rows ? l.launch_rows(s) : l.launch_columns(s);
+  return launcher<Problem>{p, prob, stream}.run(s);
 }
 
 //! Temp storage the caller provides (two-phase: a null `d_temp` asks for the size).

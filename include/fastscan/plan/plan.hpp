@@ -6,6 +6,7 @@
 
 #include <fastscan/detail/layout.hpp>
 #include <fastscan/plan/policy.hpp>
+#include <fastscan/plan/variants.hpp>
 #include <fastscan/shape.hpp>
 
 #include <algorithm>
@@ -24,31 +25,22 @@ struct device_limits {
   std::size_t smem_per_block = 48 * 1024;
 };
 
-//! Sizes of the types a scan moves and keeps.
+//! Sizes of the types a scan moves and keeps, and the kernels its problem type compiles.
 struct scan_types {
-  std::size_t in_bytes;     //!< input element
-  std::size_t acc_bytes;    //!< accumulator (what the column kernel's tile state holds per column)
-  std::size_t word_bytes;   //!< tile state per tile and channel (16 bytes per 8 of the accumulator)
+  std::size_t in_bytes;       //!< input element
+  std::size_t acc_bytes;      //!< accumulator (what the column kernel's tile state holds per column)
+  std::size_t word_bytes;     //!< tile state per tile and channel (16 bytes per 8 of the accumulator)
   std::size_t flagged_bytes;  //!< accumulator with a segment-head flag (row kernel block scan)
-  std::size_t exchange_bytes_per_warp = 0;  //!< column kernel: a warp's exchange slice
-  bool rows_in_place = false;  //!< the row kernel forms outputs in shared memory, the first array in
-                               //!< place of the staged inputs (detail::rows_in_place)
-  std::size_t row_exchange_bytes_per_warp = 0;  //!< row kernel: its warp slice (0: the column's)
-  int column_items = 0;  //!< most rows per thread of the column kernels (0: policy::column_items(in_bytes));
-                         //!< plans of more than policy::column_items(in_bytes) run the wide one
-  std::size_t column_wide_exchange_bytes_per_warp = 0;  //!< the wide column kernel's warp slice
+  bool rows_in_place = false; //!< the row kernel forms outputs in shared memory, the first array in
+                              //!< place of the staged inputs (detail::rows_in_place)
   bool exact = true;  //!< the operator is exactly associative (is_exactly_associative; not float sums)
-};
-
-enum class strategy {
-  empty,    //!< nothing to do
-  rows,     //!< inner == 1, inputs up to 8 bytes: flat segmented tiles over outer * len
-  columns,  //!< inner > 1: tiles of rows x contiguous columns, scanned down the columns
+  kernel_variants variants;  //!< the kernels, in the launcher's numbering (problem_kernels)
 };
 
 //! A launch plan. Describes a layout (tiles over [outer, len, inner]), not a special case.
 struct plan {
   strategy kind = strategy::empty;
+  int variant = -1;            //!< the kernel that runs it: an index into scan_types::variants
   int block_threads = 0;       //!< threads per block (lanes_x * lanes_y)
   int lanes_x = 0;             //!< rows: threads along the row; columns: threads across columns
   int lanes_y = 0;             //!< rows: 1; columns: threads down the scan axis
@@ -118,20 +110,21 @@ inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev
   const Shape3 shape = p.layout;
   const std::int64_t numel = shape.outer * shape.len;
   const std::int64_t min_tiles = std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count;
+  const kernel_variants& kernels = types.variants;
   p.kind = strategy::rows;
-  p.items = policy::row_items(types.in_bytes, types.acc_bytes, types.rows_in_place);
-  int threads = policy::row_kernel_bounds(types.rows_in_place, types.in_bytes, types.exact, types.acc_bytes).threads;
+  p.items = kernels.items_of(strategy::rows, true);
+  int threads = kernels.at[kernels.find(strategy::rows, p.items)].threads;
   while (threads > policy::row_threads_min && ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles) {
     threads /= 2;
   }
-  const int latency_items = policy::row_latency_items(types.in_bytes, types.acc_bytes);
+  const int latency_items = kernels.items_of(strategy::rows, false);
   if (latency_items < p.items && threads == policy::row_threads_min &&
       ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles) {
     p.items = latency_items;
     threads = policy::row_latency_threads(types.acc_bytes);
   }
-  const std::size_t slice =
-      types.row_exchange_bytes_per_warp > 0 ? types.row_exchange_bytes_per_warp : types.exchange_bytes_per_warp;
+  p.variant = kernels.find(strategy::rows, p.items);
+  const std::size_t slice = kernels.at[p.variant].slice_bytes;
   while (threads > 32 && row_smem(threads, types.flagged_bytes, slice).bytes > dev.smem_per_block) {
     threads /= 2;
   }
@@ -171,16 +164,11 @@ struct column_planner {
     min_lanes_x = std::max(1, 32 / (base.vec * static_cast<int>(t.in_bytes)));
   }
 
-  //! Rows per thread of the kernel, fewer when len is shorter (no thread covers rows past the end).
-  int max_items() const {
-    const int kernel_items = types.column_items > 0 ? types.column_items : policy::column_items(types.in_bytes);
-    return std::min(kernel_items, next_pow2(shape.len));
-  }
-  //! The warp slice of the kernel that runs `items` rows per thread.
-  std::size_t slice_bytes(int items) const {
-    return items > policy::column_items(types.in_bytes) ? types.column_wide_exchange_bytes_per_warp
-                                                        : types.exchange_bytes_per_warp;
-  }
+  //! Rows per thread of the widest kernel, fewer when len is shorter (no thread covers rows past
+  //! the end).
+  int max_items() const { return std::min(types.variants.items_of(strategy::columns, true), next_pow2(shape.len)); }
+  //! The warp slice of the kernel that runs `items` rows per thread (its odd twin's is the same).
+  std::size_t slice_bytes(int items) const { return types.variants.at[types.variants.columns(items, false)].slice_bytes; }
   std::size_t smem(const plan& q, int lanes_y, int lanes_x) const {
     return column_smem(lanes_x, lanes_y, lanes_x * q.vec, types.acc_bytes, slice_bytes(q.items)).bytes;
   }
@@ -292,6 +280,7 @@ inline void plan_columns(plan& p, const scan_types& types, const device_limits& 
     p = planner.search(policy::column_threads_many_chains, p.items);
   }
   p.smem_bytes = planner.smem(p, p.lanes_y, p.lanes_x);
+  p.variant = types.variants.columns(p.items, p.tile_cols > shape.inner);
   if (p.lookback) {
     p.lookback_groups = !types.exact && shape.outer * p.col_chunks <= policy::column_grouped_lookback_max_chains;
     p.temp_bytes = lookback_temp(p.num_tiles, p.tile_cols, types.word_bytes, p.lookback_groups).bytes;
@@ -327,14 +316,14 @@ inline std::int64_t run_sum_rows(std::int64_t S, std::int64_t groups) {
   return std::max(policy::run_sum_min_rows, (S + ranges_wanted - 1) / ranges_wanted);
 }
 
-//! Solves the launch configuration of a scan along `len` of `shape`: the row kernel for inner == 1
-//! (inputs it takes), else the column kernel.
+//! Solves the launch configuration of a scan along `len` of `shape`: a row kernel for inner == 1
+//! (problems that compile one), else a column kernel.
 inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   plan p;
   if (!plan_shape(shape, p)) {
     return p;
   }
-  if (shape.inner == 1 && policy::row_kernel_takes(types.in_bytes)) {
+  if (shape.inner == 1 && types.variants.items_of(strategy::rows, true) > 0) {
     plan_rows(p, types, dev);
   } else {
     plan_columns(p, types, dev);
