@@ -5,9 +5,11 @@
 // Timing: CUDA events around the calls (manual time). Working sets above 64 MB (beyond the 60 MB
 // L2) are timed one call at a time; smaller ones as 20 back-to-back calls, like the issue's script,
 // so they read as latency. Inputs are random with ties, never zeros. Bytes = read + written.
+// The library's calls are compiled in bench_scans_*.cu (one file per group of types, so the build
+// runs on every core).
 #include <fastscan/scan.cuh>
 
-#include "extreme_call.cuh"
+#include "bench_scans.cuh"
 #include "gbench_support.cuh"
 
 #include <cub/device/device_scan.cuh>
@@ -27,40 +29,9 @@ using bench_support::check;
 using bench_support::device_memory;
 using bench_support::fill;
 using bench_support::time_calls;
-
-template <class T>
-std::size_t extreme_bytes(std::int64_t n) {
-  return static_cast<std::size_t>(n) * (2 * sizeof(T) + sizeof(std::int64_t));
-}
-
-template <class T>
-void bench_extreme(benchmark::State& state, fastscan::Shape3 s, fastscan::Extreme e) {
-  const std::int64_t n = s.outer * s.len * s.inner;
-  device_memory in(n * sizeof(T)), values(n * sizeof(T)), indices(n * 8);
-  fill<<<1024, 256>>>(in.as<T>(), n, 1);
-  std::size_t temp_bytes = 0;
-  check(bench_support::extreme(nullptr, temp_bytes, in.as<T>(), values.as<T>(), indices.as<std::int64_t>(), s, e),
-        "size query");
-  device_memory temp(temp_bytes);
-  time_calls(state, extreme_bytes<T>(n), extreme_bytes<T>(n), [&] {
-    check(bench_support::extreme(temp.ptr, temp_bytes, in.as<T>(), values.as<T>(), indices.as<std::int64_t>(), s, e),
-          "cummax / cummin");
-  });
-}
-
-template <class T, class Out = T>
-void bench_cumsum(benchmark::State& state, fastscan::Shape3 s) {
-  const std::int64_t n = s.outer * s.len * s.inner;
-  device_memory in(n * sizeof(T)), out(n * sizeof(Out));
-  fill<<<1024, 256>>>(in.as<T>(), n, 2);
-  std::size_t temp_bytes = 0;
-  check(fastscan::cumsum(nullptr, temp_bytes, in.as<T>(), out.as<Out>(), s), "size query");
-  device_memory temp(temp_bytes);
-  const std::size_t bytes = static_cast<std::size_t>(n) * (sizeof(T) + sizeof(Out));
-  time_calls(state, bytes, bytes, [&] {
-    check(fastscan::cumsum(temp.ptr, temp_bytes, in.as<T>(), out.as<Out>(), s), "cumsum");
-  });
-}
+using bench_scans::bench_cumsum;
+using bench_scans::bench_extreme;
+using bench_scans::extreme_bytes;
 
 template <class T>
 void bench_cub_sum(benchmark::State& state, std::int64_t n) {

@@ -40,6 +40,7 @@ __global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
   }
 }
 
+namespace {  // (a kernel per translation unit: the benchmark is several)
 //! A pure read of `vectors` 16-byte words: each thread folds its words and one word per block is
 //! written, so the loads cannot be dropped.
 __global__ void read_kernel(const uint4* x, std::int64_t vectors, unsigned* sink) {
@@ -51,6 +52,7 @@ __global__ void read_kernel(const uint4* x, std::int64_t vectors, unsigned* sink
   acc = __reduce_xor_sync(0xffffffffu, acc);
   if ((threadIdx.x & 31) == 0 && acc == 0x9E3779B9u) sink[blockIdx.x] = acc;  // (almost never taken)
 }
+}  // namespace
 
 //! Reads `bytes` (rounded down to 16) at `x` once.
 inline void pure_read(const void* x, std::size_t bytes, unsigned* sink, cudaStream_t stream = nullptr) {

@@ -61,7 +61,25 @@ Tensor reversed(const Tensor& x, int64_t dim, Scan&& scan) {
   return scan(x.flip({dim})).flip({dim});
 }
 
-// ---- cummax / cummin: the gradient goes to the indices, summed without atomics.
+// ---- cummax / cummin: the gradient goes to the indices, summed without atomics. The backward op
+// is linear in its gradient, so its own gradient (double backward) is the adjoint: a gather at the
+// indices.
+
+struct ExtremeBackwardFn : torch::autograd::Function<ExtremeBackwardFn> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& grad, const Tensor& indices, int64_t dim) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->saved_data["dim"] = dim;
+    ctx->save_for_backward({indices});
+    return cummaxmin_backward_op().call(grad, indices, dim);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) {
+      return {Tensor(), Tensor(), Tensor()};
+    }
+    const Tensor indices = ctx->get_saved_variables()[0];
+    return {grads[0].gather(ctx->saved_data["dim"].toInt(), indices), Tensor(), Tensor()};
+  }
+};
 
 template <bool IsMax>
 struct ExtremeFn : torch::autograd::Function<ExtremeFn<IsMax>> {
@@ -79,7 +97,7 @@ struct ExtremeFn : torch::autograd::Function<ExtremeFn<IsMax>> {
       return {Tensor(), Tensor()};
     }
     const Tensor indices = ctx->get_saved_variables()[0];
-    return {cummaxmin_backward_op().call(grad, indices, ctx->saved_data["dim"].toInt()), Tensor()};
+    return {ExtremeBackwardFn::apply(grad, indices, ctx->saved_data["dim"].toInt()), Tensor()};
   }
 };
 
@@ -229,6 +247,23 @@ struct VoxelSumFn : torch::autograd::Function<VoxelSumFn> {
   }
 };
 
+// bev_pool_backward gathers each point's cell row: its adjoint (double backward) is bev_pool itself.
+struct BevPoolBackwardFn : torch::autograd::Function<BevPoolBackwardFn> {
+  static Tensor forward(AutogradContext* ctx, const Tensor& grad_grid, const Tensor& keys, at::ScalarType dtype) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->saved_data["cells"] = grad_grid.size(0);
+    ctx->save_for_backward({keys});
+    return bev_pool_backward_op().call(grad_grid, keys, dtype);
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    if (!grads[0].defined()) {
+      return {Tensor(), Tensor(), Tensor()};
+    }
+    const Tensor keys = ctx->get_saved_variables()[0];
+    return {bev_pool_op().call(grads[0], keys, ctx->saved_data["cells"].toInt()), Tensor(), Tensor()};
+  }
+};
+
 struct BevPoolFn : torch::autograd::Function<BevPoolFn> {
   static Tensor forward(AutogradContext* ctx, const Tensor& feats, const Tensor& keys, int64_t num_cells) {
     at::AutoDispatchBelowADInplaceOrView below;
@@ -242,7 +277,7 @@ struct BevPoolFn : torch::autograd::Function<BevPoolFn> {
     }
     const Tensor keys = ctx->get_saved_variables()[0];
     const auto dtype = ctx->saved_data["dtype"].toScalarType();
-    return {bev_pool_backward_op().call(grads[0], keys, dtype), Tensor(), Tensor()};
+    return {BevPoolBackwardFn::apply(grads[0], keys, dtype), Tensor(), Tensor()};
   }
 };
 

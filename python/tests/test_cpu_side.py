@@ -176,6 +176,22 @@ def test_meta_backward(dtype):
         assert grad.shape == x.shape and grad.dtype == dtype
 
 
+@pytest.mark.parametrize("name", ["cummax", "cummin", "bev_pool"])
+def test_meta_double_backward(name):
+    # The backward ops are linear in the gradient: their own gradients exist (a gather at the indices,
+    # bev_pool itself), never zeros with a warning. Shapes and graph on meta tensors; values: test_gpu.py.
+    x = torch.empty(4, 5, device="meta", requires_grad=True)
+    keys = torch.empty(4, dtype=torch.int64, device="meta")
+    forward = {"cummax": lambda: fastscan.cummax(x, 1).values, "cummin": lambda: fastscan.cummin(x, 0).values,
+               "bev_pool": lambda: fastscan.bev_pool(x, keys, 9)}[name]
+    out = forward()
+    go = torch.empty(out.shape, device="meta", requires_grad=True)
+    (gx,) = torch.autograd.grad(out, x, go, create_graph=True)
+    assert gx.requires_grad
+    (ggo,) = torch.autograd.grad(gx, go, torch.empty(gx.shape, device="meta"))
+    assert ggo.shape == go.shape
+
+
 def test_indices_are_not_differentiable():
     x = torch.empty(4, 5, device="meta", requires_grad=True)
     values, indices = fastscan.cummax(x, 1)

@@ -322,3 +322,31 @@ def test_errors_on_cuda():
         fastscan.voxel_sum(torch.zeros(3, 2, device="cuda"), torch.zeros(3, dtype=torch.int64))
     with pytest.raises(RuntimeError, match="at least one channel"):
         fastscan.segment_sum(torch.zeros(3, 0, device="cuda"), torch.zeros(3, dtype=torch.int64, device="cuda"))
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_double_backward_equals_torch(name):
+    # Second-order gradients through the backward op (its adjoint: a gather at the indices), against
+    # torch's own cummax / cummin on the same inputs, ties included.
+    x = torch.randint(-4, 5, (6, 300), device="cuda").double().requires_grad_()
+    go = torch.randn(6, 300, device="cuda", dtype=torch.float64, requires_grad=True)
+    w = torch.randn(6, 300, device="cuda", dtype=torch.float64)
+    results = []
+    for fn in (getattr(fastscan, name), getattr(torch, name)):
+        (gx,) = torch.autograd.grad(fn(x, 1).values, x, go, create_graph=True)
+        (ggo,) = torch.autograd.grad(gx, go, w)
+        results.append((gx, ggo))
+    assert torch.equal(results[0][0], results[1][0]) and torch.equal(results[0][1], results[1][1])
+
+
+def test_bev_pool_double_backward():
+    # bev_pool_backward's adjoint is bev_pool: d<w, bev_pool_backward(go)>/d go = bev_pool(w).
+    feats = torch.randn(500, 8, device="cuda", requires_grad=True)
+    keys = torch.randint(-3, 40, (500,), device="cuda")
+    go = torch.randn(37, 8, device="cuda", requires_grad=True)
+    (gf,) = torch.autograd.grad(fastscan.bev_pool(feats, keys, 37), feats, go, create_graph=True)
+    w = torch.randint(-3, 4, (500, 8), device="cuda").float()
+    (ggo,) = torch.autograd.grad(gf, go, w)
+    inside = (keys >= 0) & (keys < 37)
+    expected = torch.zeros(37, 8, device="cuda").index_add_(0, keys[inside], w[inside])
+    assert torch.equal(ggo, expected)

@@ -206,3 +206,36 @@ TEST_CASE("tile tags never read as a zeroed or 0xff-filled ticket word", "[host]
   }
   d::tile_tags().store(saved);
 }
+
+namespace tuned {
+//! An operator only this test uses, so that retuning its type pair moves no other kernel.
+struct rgb_first {
+  __host__ __device__ odd_sizes::rgb operator()(const odd_sizes::rgb& a, const odd_sizes::rgb&) const { return a; }
+};
+}  // namespace tuned
+
+namespace fastscan {
+namespace policy {
+// One type retuned, in one member: its column kernels take 2 rows per thread.
+template <>
+struct tuning<odd_sizes::rgb, odd_sizes::rgb, tuned::rgb_first> : size_tuning<3, 3> {
+  static constexpr int column_items() { return 2; }
+};
+}  // namespace policy
+}  // namespace fastscan
+
+TEST_CASE("a tuning specialised for one type moves that type's kernels alone", "[host][plan]") {
+  using fastscan::detail::strategy;
+  using retuned = fastscan::detail::generic_problem<const odd_sizes::rgb*, odd_sizes::rgb*, tuned::rgb_first>;
+  using plain = fastscan::detail::generic_problem<const odd_sizes::rgb*, odd_sizes::rgb*, odd_sizes::rgb_max>;
+  const auto mine = fstest::dispatch_of<retuned>::types();
+  const auto other = fstest::dispatch_of<plain>::types();
+  CHECK(mine.variants.find(strategy::columns, 2) >= 0);
+  CHECK(other.variants.find(strategy::columns, 2) < 0);
+  // The solver runs it where it holds a plan's rows: two rows along len.
+  const auto p = fastscan::detail::make_plan({1000, 2, 3}, mine);
+  REQUIRE(p.kind == strategy::columns);
+  CHECK(mine.variants.at[p.variant].items == 2);
+  const auto q = fastscan::detail::make_plan({1000, 2, 3}, other);
+  CHECK(other.variants.at[q.variant].items > 2);
+}

@@ -55,7 +55,7 @@ struct sizes {
 };
 scan_types synthetic(const sizes& z, bool exact = true) {
   using fastscan::detail::kernel_variant;
-  scan_types t{z.in, z.acc, z.word, z.flagged, z.in_place, exact, {}};
+  scan_types t{z.in, z.acc, z.word, z.flagged, z.in_place, exact, {}, policy::column_items_latency(z.in, z.acc)};
   if (policy::row_kernel_takes(z.in)) {
     const int items = policy::row_items(z.in, z.acc, z.in_place);
     const int latency = policy::row_latency_items(z.in, z.acc);
@@ -236,7 +236,7 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
     // All of the kernel's rows, or the latency plans' (policy::column_items_latency).
     const int full_items = std::min(kernel_items, fastscan::detail::next_pow2(l.len));
     PLAN_CHECK((p.items == full_items ||
-           p.items == std::min(full_items, policy::column_items_latency(types.in_bytes, types.acc_bytes))));
+           p.items == std::min(full_items, types.column_latency_items)));
     const auto warp_rows = static_cast<std::size_t>(p.lanes_x >= 32 ? p.lanes_y : p.lanes_y * p.lanes_x / 32);
     PLAN_CHECK(p.smem_bytes >= warp_rows * p.tile_cols * types.acc_bytes + p.tile_cols * types.acc_bytes + p.tile_cols);
     // Tiles cover every column and row exactly once.

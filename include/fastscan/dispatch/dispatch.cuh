@@ -103,28 +103,27 @@ struct problem_kernels {
   using input_t = typename Problem::input_t;
   using acc_t = typename Problem::acc_t;
   static constexpr bool exact = problem_is_exact<Problem>;
-  static constexpr bool row_kernel = policy::row_kernel_takes(sizeof(input_t));
-  static constexpr int row_items = policy::row_items(sizeof(input_t), sizeof(acc_t), rows_in_place<Problem>);
-  static constexpr int row_latency_items = policy::row_latency_items(sizeof(input_t), sizeof(acc_t));
-  static constexpr int column_vec = policy::column_vec(sizeof(input_t));
+  using tune = policy::tuning<input_t, acc_t, typename Problem::op_t>;
+  static constexpr bool row_kernel = tune::row_kernel;
+  static constexpr int row_items = tune::row_items(rows_in_place<Problem>);
+  static constexpr int row_latency_items = tune::row_latency_items();
+  static constexpr int column_vec = tune::column_vec();
   //! Rows per thread of the column kernels: the plain one, the wide one (sums formed in place),
   //! and the short one (plans of at most policy::column_short_items rows).
   static constexpr int column_wide_items =
-      has_complete_folds<Problem>::value ? policy::column_items_with_heads(sizeof(input_t), sizeof(acc_t))
-                                         : policy::column_items(sizeof(input_t), outputs_in_place<Problem>, exact);
-  static constexpr int column_items = std::min(policy::column_items(sizeof(input_t)), column_wide_items);
+      tune::column_wide_items(outputs_in_place<Problem>, exact, has_complete_folds<Problem>::value);
+  static constexpr int column_items = std::min(tune::column_items(), column_wide_items);
   static constexpr int column_small_items = std::min(policy::column_short_items, column_items);
-  static_assert(policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) >= column_items ||
-                    policy::column_items_latency(sizeof(input_t), sizeof(acc_t)) <= column_small_items,
+  static_assert(tune::column_latency_items() >= column_items || tune::column_latency_items() <= column_small_items,
                 "latency column plans take the rows of a compiled column kernel");
   //! Rows narrower than the tile take the wide kernel's Odd variant (inputs it can stage).
   static constexpr bool odd_kernel = column_unit_rows<input_t, column_wide_items, column_vec> &&
                                      std::is_pointer_v<decltype(Problem::in)>;
 
   template <int Items>
-  using row_policy = policy::row_kernel<Items, exact, rows_in_place<Problem>, sizeof(input_t), sizeof(acc_t)>;
+  using row_policy = policy::row_kernel<Items, exact, rows_in_place<Problem>, tune>;
   template <int Items>
-  using column_policy = policy::column_kernel<Items, column_vec, exact, sizeof(input_t), sizeof(acc_t)>;
+  using column_policy = policy::column_kernel<Items, exact, tune>;
 
   //! The kernels, in the launcher's numbering (plan/variants.hpp): row kernels by items, column
   //! kernels by rows, the odd twin last. The latency row kernel and the short column kernel are
@@ -161,6 +160,7 @@ struct problem_kernels {
     t.rows_in_place = rows_in_place<Problem>;
     t.exact = exact;
     t.variants = variants();
+    t.column_latency_items = tune::column_latency_items();
     return t;
   }
 };

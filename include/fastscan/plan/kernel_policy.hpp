@@ -16,30 +16,31 @@ struct lookback {
   static constexpr unsigned retry_ns = lookback_retry_ns;
 };
 
-//! The row kernel: items per thread, launch bounds, the unrolled-row limit.
-template <int Items, bool Exact, bool InPlace, std::size_t InBytes, std::size_t AccBytes>
+//! The row kernel: items per thread, launch bounds (the problem's Tuning), the unrolled-row limit.
+template <int Items, bool Exact, bool InPlace, class Tuning>
 struct row_kernel {
   static constexpr int items = Items;
   static constexpr bool exact = Exact;
-  static constexpr int threads = row_kernel_bounds(InPlace, InBytes, Exact, AccBytes).threads;
-  static constexpr int min_blocks = row_kernel_bounds(InPlace, InBytes, Exact, AccBytes).min_blocks_per_sm;
+  static constexpr int threads = Tuning::row_bounds(InPlace, Exact).threads;
+  static constexpr int min_blocks = Tuning::row_bounds(InPlace, Exact).min_blocks_per_sm;
   static constexpr int unrolled_items_max = row_unrolled_items_max;
   using lookback_policy = lookback;
 };
 
-//! A column kernel: rows and columns per thread, launch bounds, and its compile-time paths.
-template <int Items, int Vec, bool Exact, std::size_t InBytes, std::size_t AccBytes>
+//! A column kernel: rows and columns per thread, launch bounds (the problem's Tuning), and its
+//! compile-time paths.
+template <int Items, bool Exact, class Tuning>
 struct column_kernel {
   static constexpr int items = Items;
-  static constexpr int vec = Vec;
+  static constexpr int vec = Tuning::column_vec();
   static constexpr bool exact = Exact;
   static constexpr int threads = column_threads;
-  static constexpr int min_blocks = column_kernel_min_blocks(Items, Exact, InBytes, AccBytes);
+  static constexpr int min_blocks = Tuning::column_min_blocks(Items, Exact);
   //! Short kernels: checked loops only, one tile loop for both tile-order modes.
   static constexpr bool checked_only = Items <= column_short_items;
   static constexpr std::size_t stage_rows_below_bytes = column_stage_rows_below_bytes;
   //! Each row of outputs is stored as soon as it is formed (no output buffer in registers).
-  static constexpr bool stream_outputs = AccBytes >= column_stream_min_acc_bytes;
+  static constexpr bool stream_outputs = Tuning::acc_bytes >= column_stream_min_acc_bytes;
   using lookback_policy = lookback;
 };
 

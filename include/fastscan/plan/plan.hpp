@@ -35,6 +35,7 @@ struct scan_types {
                               //!< place of the staged inputs (detail::rows_in_place)
   bool exact = true;  //!< the operator is exactly associative (is_exactly_associative; not float sums)
   kernel_variants variants;  //!< the kernels, in the launcher's numbering (problem_kernels)
+  int column_latency_items = 0;  //!< rows per thread of latency-bound column plans (the tuning's)
 };
 
 //! A launch plan. Describes a layout (tiles over [outer, len, inner]), not a special case.
@@ -271,7 +272,7 @@ inline void plan_columns(plan& p, const scan_types& types, const device_limits& 
   const Shape3 shape = p.layout;
   const int max_items = planner.max_items();
   p = planner.search(policy::column_threads, max_items);
-  const int latency_items = std::min(max_items, policy::column_items_latency(types.in_bytes, types.acc_bytes));
+  const int latency_items = std::min(max_items, types.column_latency_items);
   if (latency_items < p.items && p.num_tiles < planner.min_tiles) {
     p = planner.search(policy::column_threads, latency_items);
   }

@@ -1,6 +1,7 @@
 //! \file policy.hpp
 //! Every tuning constant of fastscan, in one place: host-only values shared by the solver and the
-//! kernels' template arguments, written for sm_90 (H200) and scaled by element size. How each was
+//! kernels' template arguments, written for sm_90 (H200) and scaled by element size, and the
+//! per-type trait (tuning, at the end) through which dispatch reads the kernel shapes. How each was
 //! measured (shapes, before -> after, commit): bench/NOTES.md.
 #pragma once
 
@@ -166,6 +167,38 @@ constexpr std::int64_t run_sum_min_rows = 32;
 //! threads an SM holds (the register cap): 4 rows at 4 blocks beat 8 rows at 2.
 constexpr int run_sum_batch = 4;
 constexpr int run_sum_min_blocks = 4;
+
+// Per-type tuning.
+//! The kernel shapes of one element size pair: the formulas above.
+template <std::size_t InBytes, std::size_t AccBytes>
+struct size_tuning {
+  static constexpr std::size_t in_bytes = InBytes;
+  static constexpr std::size_t acc_bytes = AccBytes;
+  static constexpr bool row_kernel = row_kernel_takes(InBytes);
+  static constexpr int row_items(bool in_place) { return policy::row_items(InBytes, AccBytes, in_place); }
+  static constexpr int row_latency_items() { return policy::row_latency_items(InBytes, AccBytes); }
+  static constexpr kernel_bounds row_bounds(bool in_place, bool exact) {
+    return row_kernel_bounds(in_place, InBytes, exact, AccBytes);
+  }
+  static constexpr int column_vec() { return policy::column_vec(InBytes); }
+  static constexpr int column_items() { return policy::column_items(InBytes); }
+  //! The widest column kernel: sums formed in place, or accumulators that carry segment heads.
+  static constexpr int column_wide_items(bool in_place, bool exact, bool heads) {
+    return heads ? column_items_with_heads(InBytes, AccBytes) : policy::column_items(InBytes, in_place, exact);
+  }
+  static constexpr int column_latency_items() { return column_items_latency(InBytes, AccBytes); }
+  static constexpr int column_min_blocks(int items, bool exact) {
+    return column_kernel_min_blocks(items, exact, InBytes, AccBytes);
+  }
+};
+
+//! The kernel tuning of one (input, accumulator, operator) triple, read only by dispatch's
+//! problem_kernels (which kernels compile, their rows and launch bounds) and through its kernel list
+//! by the solver. By default the size formulas; to retune one type alone, specialise it, e.g.
+//!   template <class Op> struct tuning<float, float, Op> : size_tuning<4, 4> {
+//!     static constexpr int row_items(bool) { return 24; } };
+template <class In, class Acc, class Op>
+struct tuning : size_tuning<sizeof(In), sizeof(Acc)> {};
 
 }  // namespace policy
 }  // namespace FASTSCAN_NAMESPACE
