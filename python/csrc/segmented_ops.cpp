@@ -151,8 +151,9 @@ Tensor bev_pool_backward_cuda(const Tensor& grad_grid, const Tensor& keys, at::S
   const int64_t C = grad_grid.size(1);
   const Tensor g = grad_grid.contiguous();
   const Tensor k = keys.to(at::kLong).contiguous();
+  // fp8 features without kernels of their own: the rows gathered in float32 (exact), rounded once.
   const bool narrow = !native_fp8 && dtype == at::kFloat8_e4m3fn;
-  Tensor grad_feats = at::empty({S, C}, g.options().dtype(narrow ? at::kHalf : dtype));
+  Tensor grad_feats = at::empty({S, C}, g.options().dtype(narrow ? at::kFloat : dtype));
   if (grad_feats.numel() > 0) {
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
     visit_float_dtype(grad_feats.scalar_type(), [&](auto t) {

@@ -350,3 +350,13 @@ def test_bev_pool_double_backward():
     inside = (keys >= 0) & (keys < 37)
     expected = torch.zeros(37, 8, device="cuda").index_add_(0, keys[inside], w[inside])
     assert torch.equal(ggo, expected)
+
+
+def test_fp8_bev_pool_backward_rounds_once():
+    # Each point's gradient is its cell's float32 row rounded once to fp8 (not through float16).
+    keys = torch.randint(-2, 50, (4000,), device="cuda")
+    grad_grid = torch.randn(50, 16, device="cuda") * 3
+    got = torch.ops.fastscan.bev_pool_backward(grad_grid, keys, torch.float8_e4m3fn)
+    inside = ((keys >= 0) & (keys < 50)).unsqueeze(1)
+    expected = torch.where(inside, grad_grid[keys.clamp(0, 49)], torch.zeros(())).to(torch.float8_e4m3fn)
+    assert torch.equal(got.view(torch.uint8), expected.view(torch.uint8))
