@@ -357,13 +357,12 @@ long long count_wrong_capped(const scan_case& c, std::int64_t max_grid, bool& lo
 
 }  // namespace
 
-TEST_CASE("grids smaller than their tiles take tiles from the counter outside graph capture", "[gpu][lookback]") {
+TEST_CASE("grids smaller than their tiles loop over them, over temp storage no pass zeroes", "[gpu][lookback]") {
   // A plan whose grid cannot hold one block per tile (device_limits::max_grid_x) loops its blocks
-  // over tiles; tiles that look back then come from the ticket word in the order blocks start
-  // them, each next ticket asked for after the tile's look-back, over temp storage of 0xff bytes
-  // that no zeroing pass clears (the tagged ticket word claims it). The solver plans the same
-  // shapes for the running device with its grid capped; plans without a look-back loop over tiles
-  // by block index.
+  // over tiles: row tiles by block index, column tiles that look back from the ticket word in the
+  // order blocks start them, over temp storage of 0xff bytes that no zeroing pass clears (the
+  // tagged ticket word claims it). The solver plans the same shapes for the running device with
+  // its grid capped.
   using extreme_problem = fastscan::detail::extreme_problem<std::int64_t, std::int64_t>;  // cummax's operator
   using sum_problem = fastscan::detail::sum_entry<std::int32_t, std::int32_t>::problem;
   std::vector<fastscan::Shape3> shapes = lookback_shapes;
@@ -385,7 +384,7 @@ TEST_CASE("grids smaller than their tiles take tiles from the counter outside gr
       }
     }
   }
-  // Both modes ran: counter-ordered tiles with a look-back, block-strided tiles without.
+  // Both kinds ran: tiles with a look-back and tiles without.
   CHECK(counted > 0);
   CHECK(strided > 0);
 
@@ -468,4 +467,144 @@ TEST_CASE("temp storage that holds a saved dump of an earlier call's tile state 
   };
   check_dump(scan_case{{1, 9000011, 1}, true}, std::int64_t{}, true);
   check_dump(scan_case{{40, 999, 64}, false}, std::int32_t{}, false);
+}
+
+namespace {
+
+//! Sets the polls a row look-back waits through before it falls back, for one scope.
+struct stall_polls_guard {
+  unsigned saved = fastscan::detail::lookback_stall_polls().load();
+  explicit stall_polls_guard(unsigned polls) { fastscan::detail::lookback_stall_polls().store(polls); }
+  ~stall_polls_guard() { fastscan::detail::lookback_stall_polls().store(saved); }
+};
+
+//! The row kernel with its tiles in reverse order, gridDim.x at a time: every look-back waits on
+//! tiles that start only once it has ended, an order nothing in CUDA rules out.
+template <class Policy, class Problem>
+__global__ void reversed_rows(Problem prob, fastscan::detail::row_scan_params p, fastscan::detail::positional_heads heads) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  for (std::int64_t k = blockIdx.x; k < p.num_tiles; k += gridDim.x) {
+    fastscan::detail::row_tile<Policy, Problem, fastscan::detail::positional_heads>(prob, p, heads, p.num_tiles - 1 - k,
+                                                                                   smem)
+        .run();
+    __syncthreads();
+  }
+}
+
+//! Scans `prob` over `s` through reversed_rows on `blocks` blocks, with the state dispatch gives it.
+template <class Problem>
+void scan_reversed(const Problem& prob, fastscan::Shape3 s, unsigned blocks) {
+  namespace d = fastscan::detail;
+  using k = d::problem_kernels<Problem>;
+  d::plan p;
+  CUDA_REQUIRE(d::solve(s, k::types(), p));
+  REQUIRE(p.kind == d::strategy::rows);
+  REQUIRE(p.lookback);
+  device_buffer<unsigned char> temp(p.temp_bytes);
+  CUDA_REQUIRE(cudaMemset(temp.ptr, 0xff, p.temp_bytes));
+  d::launch_state st;
+  CUDA_REQUIRE(d::prepare_state(p, temp.ptr, d::tile_word_bytes<typename Problem::acc_t>, nullptr, st));
+  const d::row_scan_params params{p.layout.outer * p.layout.len, p.tile_items, p.num_tiles, true, st.words, st.tag, 0, 0,
+                                  st.stall_polls};
+  const d::positional_heads heads{p.layout.len, d::divisor(p.layout.len)};
+  if (p.items == k::row_items) {
+    reversed_rows<typename k::template row_policy<k::row_items>, Problem>
+        <<<blocks, p.block_threads, p.smem_bytes>>>(prob, params, heads);
+  } else {
+    REQUIRE(p.items == k::row_latency_items);
+    reversed_rows<typename k::template row_policy<k::row_latency_items>, Problem>
+        <<<blocks, p.block_threads, p.smem_bytes>>>(prob, params, heads);
+  }
+  CUDA_REQUIRE(cudaGetLastError());
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+}
+
+//! Floats of many magnitudes (the order of additions shows in the bits), with ties and NaNs.
+host_array<float> order_sensitive(std::size_t n, std::uint64_t seed) {
+  host_array<float> in(n);
+  std::mt19937_64 rng(seed);
+  for (auto& x : in) {
+    x = std::ldexp(static_cast<float>(static_cast<int>(rng() % 2001) - 1000), -static_cast<int>(rng() % 12));
+  }
+  return in;
+}
+
+//! The library's cumsum (float) and cummax (float, with NaNs) of `in` over `s`, outputs then
+//! indices, on a plain call.
+struct row_results {
+  host_array<float> sums, maxima;
+  host_array<std::int64_t> indices;
+};
+row_results plain_calls(const host_array<float>& in, fastscan::Shape3 s) {
+  device_buffer<float> d_in(in.size()), d_sum(in.size()), d_max(in.size());
+  device_buffer<std::int64_t> d_idx(in.size());
+  d_in.upload(in);
+  CUDA_REQUIRE(fastscan::cumsum(d_in.ptr, d_sum.ptr, s));
+  CUDA_REQUIRE(fastscan::cummax(d_in.ptr, d_max.ptr, d_idx.ptr, s));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  return {d_sum.download(), d_max.download(), d_idx.download()};
+}
+
+template <class T>
+std::size_t differing(const host_array<T>& a, const host_array<T>& b) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if constexpr (std::is_floating_point_v<T>) n += !same_bits(a[i], b[i]);
+    else n += a[i] != b[i];
+  }
+  return n;
+}
+
+const std::vector<fastscan::Shape3> fallback_shapes = {
+    {1, (std::int64_t{1} << 18) + 3, 1}, {3, 100003, 1}, {1000, 777, 1}, {2, 300007, 1}};
+
+}  // namespace
+
+TEST_CASE("row tiles run in reverse order finish, with the bits of a plain call", "[gpu][lookback][progress]") {
+  // No tile's predecessor starts before the tile ends: each look-back stops waiting after its
+  // polls and reduces the tiles it waited on from their inputs, in the order their blocks would.
+  namespace d = fastscan::detail;
+  const stall_polls_guard guard(64);
+  for (const auto& s : fallback_shapes) {
+    for (const unsigned blocks : {1u, 3u}) {
+      CAPTURE(shape_name(s), blocks);
+      const std::size_t n = static_cast<std::size_t>(s.outer * s.len);
+      auto in = order_sensitive(n, 31 + blocks);
+      for (std::size_t i = 0; i < n; i += 97) in[i] = std::nanf("");
+      const row_results plain = plain_calls(in, s);
+      device_buffer<float> d_in(n), d_out(n);
+      device_buffer<std::int64_t> d_idx(n);
+      d_in.upload(in);
+      d_out.poison();
+      scan_reversed(d::sum_entry<float, float>::problem{{}, d_in.ptr, d_out.ptr, false}, s, blocks);
+      CHECK(differing(d_out.download(), plain.sums) == 0);
+      d_out.poison();
+      d_idx.poison();
+      scan_reversed(d::extreme_problem<float, std::int64_t>{d_in.ptr, d_out.ptr, d_idx.ptr, {}}, s, blocks);
+      CHECK(differing(d_out.download(), plain.maxima) == 0);
+      CHECK(differing(d_idx.download(), plain.indices) == 0);
+    }
+  }
+}
+
+TEST_CASE("row look-backs that fall back at their first unready poll give the bits of waiting", "[gpu][lookback]") {
+  // Every window a look-back finds unready sends it to the fallback, while other tiles publish
+  // beside it: the results of exact scans are right, and float sums keep the waiting run's bits.
+  const auto waited = [] {
+    std::vector<row_results> r;
+    for (const auto& s : fallback_shapes) r.push_back(plain_calls(order_sensitive(static_cast<std::size_t>(s.outer * s.len), 5), s));
+    return r;
+  }();
+  const stall_polls_guard guard(0);
+  for_each_case([](const scan_case& c, auto element) {
+    if (c.s.inner == 1 && c.numel() <= (std::size_t{1} << 21)) check_stale_state<decltype(element)>(c);
+  });
+  for (std::size_t k = 0; k < fallback_shapes.size(); ++k) {
+    const auto& s = fallback_shapes[k];
+    CAPTURE(shape_name(s));
+    const row_results fell = plain_calls(order_sensitive(static_cast<std::size_t>(s.outer * s.len), 5), s);
+    CHECK(differing(fell.sums, waited[k].sums) == 0);
+    CHECK(differing(fell.maxima, waited[k].maxima) == 0);
+    CHECK(differing(fell.indices, waited[k].indices) == 0);
+  }
 }

@@ -25,17 +25,18 @@ struct row_scan_params {
   std::int64_t tile_items;  //!< blockDim.x * ITEMS
   std::int64_t num_tiles;
   bool lookback;            //!< false when every tile starts at a row head (or there is one tile)
-  unsigned long long* tile_counter;  //!< the tile-ticket word (plans that look back), or null: tile = block index
-  void* tile_words;                  //!< tile state (tile_state<Acc>, one channel per tile)
-  unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
-  std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
-  unsigned first_poll_ns;            //!< plan::first_poll_ns
+  void* tile_words;         //!< tile state (tile_state<Acc>, one channel per tile)
+  unsigned long long tag;   //!< the call's tile-state tag (0: state zeroed)
+  std::int64_t prefetch_tiles;  //!< L2 prefetch distance in tiles (0: none)
+  unsigned first_poll_ns;       //!< plan::first_poll_ns
+  unsigned stall_polls;         //!< polls of a window before a look-back reduces its predecessors itself
 };
 
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
 //! precedes its first element (none when the tile starts at a row head). A total that holds a head
-//! (a row's, or a segment's by the problem) is the tile's prefix as it is, published at once.
-template <bool Exact, class Lookback, class Problem>
+//! (a row's, or a segment's by the problem) is the tile's prefix as it is, published at once. A
+//! look-back that stops waiting reduces the tiles it waited on with Fallback (row_tile_fallback).
+template <bool Exact, class Lookback, class Problem, class Fallback>
 struct row_tile_prefix {
   using acc_t = typename Problem::acc_t;
   tile_state<acc_t> state;
@@ -43,6 +44,7 @@ struct row_tile_prefix {
   bool starts_at_head;
   bool enabled;
   typename Problem::op_t op;
+  Fallback fallback;
 
   FASTSCAN_DEVICE bool operator()(const flagged<acc_t>& total, flagged<acc_t>& prefix) const {
     if (!enabled) {
@@ -56,7 +58,7 @@ struct row_tile_prefix {
     if (starts_at_head) {
       return false;
     }
-    const acc_t before = state.template exclusive_prefix<Exact, Lookback>(tile, op);
+    const acc_t before = state.template exclusive_prefix<Exact, Lookback>(tile, op, 1, 1, 1, 0, fallback);
     if (lane == 0 && !complete) {
       state.publish(tile, op(before, total.value), tile_prefix);
     }
@@ -183,10 +185,15 @@ struct positional_heads {
   FASTSCAN_DEVICE bool starts_segment(std::int64_t position) const { return by_len.mod(position) == 0; }
 };
 
+template <class Tile>
+struct row_tile_fallback;
+
 //! One row tile, stage by stage. Policy: items, exact, unrolled_items_max, lookback_policy
 //! (plan/kernel_policy.hpp); Heads: where segments start (positional_heads).
 template <class Policy, class Problem, class Heads>
 struct row_tile {
+  using problem_t = Problem;
+  using heads_t = Heads;
   using input_t = typename Problem::input_t;
   using acc_t = typename Problem::acc_t;
   using op_t = typename Problem::op_t;
@@ -226,7 +233,7 @@ struct row_tile {
                            unsigned char* smem_)
       : prob(prob_), p(p_), heads(heads_), tile(tile_), smem(smem_), lane(static_cast<int>(threadIdx.x) & 31),
         tile_base(tile_ * p_.tile_items), first(tile_base + static_cast<std::int64_t>(threadIdx.x) * ITEMS),
-        count(p_.numel - first <= 0 ? 0 : (p_.numel - first >= ITEMS ? ITEMS : static_cast<int>(p_.numel - first))),
+        count(items_in_range(p_, first)),
         warp_full(first - lane * ITEMS + 32 * ITEMS <= p_.numel),
         exchange(reinterpret_cast<uint4*>(
                      smem_ + row_smem(static_cast<int>(blockDim.x), sizeof(item_t), slices::warp_bytes).exchange) +
@@ -235,16 +242,15 @@ struct row_tile {
         items(unit_row<input_t, xchg::units>(exchange, lane)),
         side_items(unit_row<side_item_t, slices::side::units>(side_exchange, lane)) {}
 
-  FASTSCAN_DEVICE void run(tile_tickets& tickets) {
+  FASTSCAN_DEVICE void run() {
     if (p.prefetch_tiles > 0) {
       prefetch(p.prefetch_tiles);
     }
     load();
     h = heads.template at<ITEMS>(first, count);
     plain = h.first >= count;
-    reduce();
+    total = thread_total(prob, items, count, h);
     scan();
-    tickets.next();
     buffer_t out;  // (unused, and optimised away, when outputs are formed in place)
     if (plain && has_before && count == ITEMS) {
       form<true>(out);
@@ -277,6 +283,9 @@ struct row_tile {
         return;
       }
     }
+    load_direct(prob, first, count, items);
+  }
+  static FASTSCAN_DEVICE void load_direct(const Problem& prob, std::int64_t first, int count, input_t* items) {
     constexpr int run_max = 128 / sizeof(input_t) < 32 ? static_cast<int>(128 / sizeof(input_t)) : 32;
     constexpr int run = ITEMS > run_max ? run_max : ITEMS;
 #pragma unroll
@@ -290,15 +299,20 @@ struct row_tile {
     }
   }
 
-  //! The thread's total, flagged when a head lies among its items.
-  FASTSCAN_DEVICE void reduce() {
-    if (plain && count == ITEMS) {
-      reduce_plain();
-    } else {
-      reduce_checked();
-    }
+  //! The items of the thread whose first element is `first`.
+  static FASTSCAN_DEVICE int items_in_range(const row_scan_params& p, std::int64_t first) {
+    return p.numel - first <= 0 ? 0 : (p.numel - first >= ITEMS ? ITEMS : static_cast<int>(p.numel - first));
   }
-  FASTSCAN_DEVICE void reduce_plain() {
+
+  //! A thread's total of its `count` staged items, flagged when a head lies among them.
+  static FASTSCAN_DEVICE item_t thread_total(const Problem& prob, input_t* items, int count,
+                                             const typename Heads::thread_heads& h) {
+    return h.first >= count && count == ITEMS ? reduce_plain(prob, items, count, h)
+                                              : reduce_checked(prob, items, count, h);
+  }
+  static FASTSCAN_DEVICE item_t reduce_plain(const Problem& prob, input_t* items, int count,
+                                             const typename Heads::thread_heads& h) {
+    item_t total{acc_t{}, true};
     for_each_item<ITEMS, unrolled, in_buffers::template buffer, false, true>(
         items, count,
         [&](const auto& b, int slot, int i, auto) {
@@ -313,8 +327,11 @@ struct row_tile {
           }
           return unit_sums;
         });
+    return total;
   }
-  FASTSCAN_DEVICE void reduce_checked() {
+  static FASTSCAN_DEVICE item_t reduce_checked(const Problem& prob, input_t* items, int count,
+                                               const typename Heads::thread_heads& h) {
+    item_t total{acc_t{}, true};
     const segmented_op<op_t> seg{prob.op};
     int next_head = h.first;
     std::int64_t r = h.pos0;
@@ -343,18 +360,20 @@ struct row_tile {
           }
           return unit_sums;
         });
+    return total;
   }
 
   //! The block's segmented scan of the thread totals, its prefix from the look-back.
   FASTSCAN_DEVICE void scan() {
     const segmented_op<op_t> seg{prob.op};
     block_scan<item_t> block(smem, static_cast<int>(blockDim.x), 1);
-    row_tile_prefix<Policy::exact, typename Policy::lookback_policy, Problem> hook{
-        {static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns},
+    row_tile_prefix<Policy::exact, typename Policy::lookback_policy, Problem, row_tile_fallback<row_tile>> hook{
+        {static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns, p.stall_polls},
         tile,
         heads.starts_segment(tile_base),
         p.lookback,
-        prob.op};
+        prob.op,
+        {prob, p, heads}};
     has_before = block.exclusive_scan(total, before, seg, hook);
   }
 
@@ -442,15 +461,51 @@ struct row_tile {
   }
 };
 
-//! One block scans tiles as for_each_tile hands them out.
+//! A row tile's total as its own block forms it, formed by one warp (the look-back's fallback):
+//! each thread's total by row_tile's own load and reduce, then the block scan's two levels of warp
+//! scans (block_scan::exclusive_scan), so the bits are the ones the tile publishes.
+template <class Tile>
+struct row_tile_fallback {
+  static constexpr bool enabled = true;
+  using problem_t = typename Tile::problem_t;
+  using heads_t = typename Tile::heads_t;
+  using item_t = typename Tile::item_t;
+  const problem_t& prob;
+  const row_scan_params& p;
+  const heads_t& heads;
+
+  FASTSCAN_DEVICE typename Tile::acc_t operator()(std::int64_t tile, bool& complete) const {
+    const segmented_op<typename Tile::op_t> seg{prob.op};
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warps = static_cast<int>(blockDim.x) / 32;
+    item_t mine{};
+    for (int w = 0; w < warps; ++w) {
+      const std::int64_t first = tile * p.tile_items + static_cast<std::int64_t>(w * 32 + lane) * Tile::ITEMS;
+      const int count = Tile::items_in_range(p, first);
+      alignas(16) typename Tile::input_t items[Tile::ITEMS];
+      Tile::load_direct(prob, first, count, items);
+      const item_t t = Tile::thread_total(prob, items, count, heads.template at<Tile::ITEMS>(first, count));
+      const item_t warp_total = shuffle_idx(warp_inclusive_scan(t, seg), 31);
+      if (lane == w || (w == warps - 1 && lane > w)) {
+        mine = warp_total;
+      }
+    }
+    const item_t total = shuffle_idx(warp_inclusive_scan(mine, seg), warps - 1);
+    complete = total.head || heads.starts_segment(tile * p.tile_items) || fold_is_complete<problem_t>(total.value);
+    return total.value;
+  }
+};
+
+//! Tile = block index (a grid-stride loop past the largest grid). Tiles wait on their predecessors
+//! whatever order blocks start in: a wait that sees no progress ends in row_tile_fallback.
 template <class Policy, class Problem, class Heads>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
                                                                                             Heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile<true>(p.tile_counter, p.tag, p.num_tiles, smem,
-                [&](std::int64_t tile, tile_tickets& tickets) {
-                  row_tile<Policy, Problem, Heads>(prob, p, heads, tile, smem).run(tickets);
-                });
+  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+    row_tile<Policy, Problem, Heads>(prob, p, heads, tile, smem).run();
+    __syncthreads();
+  }
 }
 
 }  // namespace detail

@@ -182,19 +182,26 @@ inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
   return p.valid ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-//! The tile state of one launch. Tiles take their index from a ticket word, in the order blocks
-//! start, so a tile only ever waits on tiles held by running blocks, whatever order the hardware
-//! dispatches blocks in and whatever else holds the SMs (block indices, even in a grid of one wave,
-//! would rely on in-order dispatch). A call gets a fresh tag, and then nothing is enqueued but the
-//! scan: stale tile words and a stale ticket word read as this call's empty state (tile_state.cuh).
-//! The state is zeroed instead (tag 0) when a tag's ticket count could reach its tag bits (2^22
-//! tiles or more), or when the stream is being captured into a graph (every replay of a graph
-//! reuses the captured tag).
+//! Polls of one window before a row look-back stops waiting and reduces its predecessors itself
+//! (tile_state::serial_prefix): policy::lookback_stall_polls; tests lower it to take the fallback.
+inline std::atomic<unsigned>& lookback_stall_polls() {
+  static std::atomic<unsigned> polls{policy::lookback_stall_polls};
+  return polls;
+}
+
+//! The tile state of one launch. A call gets a fresh tag, and then nothing is enqueued but the
+//! scan: stale tile words read as this call's empty state (tile_state.cuh). Row tiles are block
+//! indices: a look-back that sees no progress reduces the tiles it waits on itself, so no tile
+//! relies on the order blocks start in. Column tiles take their index from a ticket word, in the
+//! order blocks start, so they only ever wait on tiles held by running blocks. The state is zeroed
+//! instead (tag 0) when the stream is being captured into a graph (every replay of a graph reuses
+//! the captured tag), or when a ticketed plan's count could reach its tag bits (2^22 tiles or more).
 struct launch_state {
   unsigned long long* counter = nullptr;
   unsigned long long tag = 0;
   void* words = nullptr;
   void* group_words = nullptr;
+  unsigned stall_polls = 0;
 };
 inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_bytes, cudaStream_t stream,
                                  launch_state& s) {
@@ -206,10 +213,13 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   if (err != cudaSuccess) {
     return err;
   }
+  const bool ticketed = p.kind == strategy::columns;
   // (At most num_tiles + grid tickets: below 2^23.)
-  const bool tagged = capture == cudaStreamCaptureStatusNone && p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2));
+  const bool tagged = capture == cudaStreamCaptureStatusNone &&
+                      (!ticketed || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2)));
   s.tag = tagged ? next_tile_tag() : 0;
-  s.counter = static_cast<unsigned long long*>(d_temp);
+  s.counter = ticketed ? static_cast<unsigned long long*>(d_temp) : nullptr;
+  s.stall_polls = lookback_stall_polls().load(std::memory_order_relaxed);
   if (!tagged) {
     err = cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
     if (err != cudaSuccess) {
@@ -222,33 +232,6 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   s.words = base + t.tile_words;
   s.group_words = p.lookback_groups ? base + t.group_words : nullptr;
   return cudaSuccess;
-}
-
-//! The row kernel's grid for a plan: a look-back grid holds no more blocks than fit on the device
-//! at once, which loop over the tiles, each asking for its next ticket once its look-back is done
-//! (for_each_tile); the blocks per SM are asked once per kernel, block shape and device on each
-//! host thread.
-template <class Kernel>
-unsigned launch_grid(Kernel* kernel, const plan& p) {
-  if (!p.lookback) {
-    return static_cast<unsigned>(p.grid);
-  }
-  struct resident {
-    int device = -1;
-    int threads = 0;
-    std::size_t smem = 0;
-    std::int64_t blocks = 0;
-  };
-  thread_local resident r;
-  if (r.device != p.device || r.threads != p.block_threads || r.smem != p.smem_bytes) {
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.block_threads, p.smem_bytes) != cudaSuccess) {
-      (void)cudaGetLastError();
-      per_sm = 1;
-    }
-    r = {p.device, p.block_threads, p.smem_bytes, std::int64_t{std::max(per_sm, 1)} * std::max(p.sm_count, 1)};
-  }
-  return static_cast<unsigned>(std::min(p.grid, r.blocks));
 }
 
 //! Launches the kernels of one problem type for a plan.
@@ -266,11 +249,11 @@ struct launcher {
     r.tile_items = p.tile_items;
     r.num_tiles = p.num_tiles;
     r.lookback = p.lookback;
-    r.tile_counter = s.counter;
     r.tile_words = s.words;
     r.tag = s.tag;
     r.prefetch_tiles = p.prefetch_tiles;
     r.first_poll_ns = p.first_poll_ns;
+    r.stall_polls = s.stall_polls;
     return r;
   }
   //! The column kernels' parameters, likewise.
@@ -306,9 +289,9 @@ struct launcher {
   cudaError_t launch_variant(const launch_state& s) const {
     constexpr kernel_variant v = k::variants().at[I];
     if constexpr (v.kind == strategy::rows) {
-      const auto kernel = row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>;
       const positional_heads heads{p.layout.len, divisor(p.layout.len)};
-      kernel<<<launch_grid(kernel, p), p.block_threads, p.smem_bytes, stream>>>(prob, row_params(s), heads);
+      row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>
+          <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, row_params(s), heads);
     } else {
       // A block per tile: the column kernels' strided loop is faster than their ticket loop.
       column_scan_kernel<typename k::template column_policy<v.items>, Problem, v.odd>

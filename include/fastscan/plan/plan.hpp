@@ -57,8 +57,7 @@ struct plan {
   bool lookback_groups = false;  //!< columns: the ordered look-back runs in two levels (tile groups)
   std::size_t temp_bytes = 0;  //!< temp storage: a 16-byte tile counter, then the tile state (0
                                //!< when no tile looks back)
-  std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans; the
-                               //!< launch caps look-back grids at the blocks that fit at once
+  std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
   int device = -1;             //!< the device planned for (device_limits::device)
   int sm_count = 0;            //!< its SMs
   std::int64_t prefetch_tiles = 0;  //!< each tile prefetches into L2 the inputs of the tile this many
