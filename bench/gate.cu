@@ -177,6 +177,22 @@ std::size_t differing_bytes(const case_data& d) {
   return static_cast<std::size_t>(n);
 }
 
+__global__ void empty_kernel() {}
+
+//! The floor of a latency row: device time per call of an empty kernel launched back to back, and
+//! host time per launch (medians as for the cases).
+void print_launch_floor(cudaEvent_t start, cudaEvent_t stop) {
+  const auto launch = [] {
+    empty_kernel<<<1, 32>>>();
+    return cudaPeekAtLastError();
+  };
+  for (int w = 0; w < 3; ++w) check(launch(), "empty kernel");
+  std::vector<float> ms;
+  for (int b = 0; b < 9; ++b) ms.push_back(time_batch(launch, 20, start, stop));
+  std::printf("An empty kernel back to back: %.2f us a call on the device, %.2f us on the host.\n\n",
+              median(ms) * 1e3, host_us(launch));
+}
+
 struct options {
   std::string ref = "ref", now = "new", filter;
   int rounds = 3;
@@ -212,11 +228,12 @@ int main(int argc, char** argv) {
   const double copy = copy_gbps();
   std::printf("# fastscan gate: %s (ref) against %s (new)\n\n%s, %d SMs; copy %.0f GB/s (read + written, same run); "
               "%d rounds\n\n", o.ref.c_str(), o.now.c_str(), prop.name, prop.multiProcessorCount, copy, o.rounds);
-  std::printf("| case | ref us | change | new us | new share of copy | CUB share | new vs CUB | host us (ref / new) | "
-              "same bits |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "event");
   check(cudaEventCreate(&stop), "event");
+  print_launch_floor(start, stop);
+  std::printf("| case | ref us | change | new us | new share of copy | CUB share | new vs CUB | host us (ref / new / CUB) | "
+              "same bits |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
   double worst = -1e9;
   std::string worst_case;
   for (const gate_case& c : gate::cases) {
@@ -253,14 +270,13 @@ int main(int argc, char** argv) {
       }
       for (std::size_t i = 0; i < vs.size(); ++i) vs[i].round_ms.push_back(median(batches[i]));
     }
-    for (std::size_t i = 0; i < vs.size(); ++i) {
-      if (vs[i].label != "cub") vs[i].host_us = host_us(vs[i].call);
-    }
+    for (auto& v : vs) v.host_us = host_us(v.call);
     const double new_us = median(vs[0].round_ms) * 1e3, share = d.moved / (new_us * 1e3) / copy;
-    char cub_cols[64] = "- | -", ref_cols[96] = "- | -", same[8] = "-", ref_host[32] = "-";
+    char cub_cols[64] = "- | -", ref_cols[96] = "- | -", same[8] = "-", ref_host[32] = "-", cub_host[32] = "";
     if (c.cub) {
       const double cub_us = median(vs.back().round_ms) * 1e3;
       std::snprintf(cub_cols, sizeof cub_cols, "%.3f | %.2fx", d.moved / (cub_us * 1e3) / copy, cub_us / new_us);
+      std::snprintf(cub_host, sizeof cub_host, " / %.2f", vs.back().host_us);
     }
     double change = 0;
     if (has_ref) {  // the outputs of both trees from one more call each (CUB's wrote into the reference's buffer)
@@ -273,8 +289,8 @@ int main(int argc, char** argv) {
       std::snprintf(ref_cols, sizeof ref_cols, "%.1f | %+.1f %%", ref_us, change);
       std::snprintf(ref_host, sizeof ref_host, "%.2f", vs[1].host_us);
     }
-    std::printf("| %s | %s | %.1f | %.3f | %s | %s / %.2f | %s |\n", c.name, ref_cols, new_us, share, cub_cols,
-                ref_host, vs[0].host_us, same);
+    std::printf("| %s | %s | %.1f | %.3f | %s | %s / %.2f%s | %s |\n", c.name, ref_cols, new_us, share, cub_cols,
+                ref_host, vs[0].host_us, cub_host, same);
     std::fflush(stdout);
     if (has_ref && change > worst) {
       worst = change;

@@ -12,7 +12,9 @@
 # rounds, CUB's InclusiveSum beside the 1-D sums, and prints a table and the worst row in %. Where
 # there is no git checkout (the GPU machine's copy of the tree) a binary built here and carried
 # (build-gate/) is run as it is; GATE_BUILD_ONLY=1 builds without running. A headline row more
-# than 2 % slower than the release is a regression.
+# than 2 % slower than the release is a regression. GATE_DIR (default build-gate) keeps one
+# reference's objects and binary apart from another's; a REF from before the segmented scans
+# (cb21ed2) times the scans only.
 #
 # DIR mode: each DIR holds an include/ tree (a copy of include/ with one change; `.` for this checkout).
 # bench/probe.cu is compiled against each, one binary per type the cases use (-DPROBE_TYPE_<T>),
@@ -24,15 +26,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--against" ]; then
-  gate=build-gate
+  gate=${GATE_DIR:-build-gate}
   shift
   ref_arg=""
   if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then ref_arg=$1; shift; fi
   if git rev-parse --git-dir >/dev/null 2>&1; then
     ref=${ref_arg:-$(git log -1 --format=%h -- include/fastscan/version.cuh)}
     ref=$(git rev-parse --short "$ref")
-    version=$(git show "$ref:include/fastscan/version.cuh" | sed -n 's/^#define FASTSCAN_VERSION \([0-9]*\)$/\1/p')
-    label="$ref (version $version)"
+    version=$(git show "$ref:include/fastscan/version.cuh" 2>/dev/null | sed -n 's/^#define FASTSCAN_VERSION \([0-9]*\)$/\1/p')
+    label="$ref (version ${version:-none})"
     if [ "$(cat "$gate/ref-label" 2>/dev/null)" != "$label" ] || [ ! -f "$gate/ref.o" ]; then
       rm -rf "$gate/ref" "$gate/ref.o" && mkdir -p "$gate/ref"
       git archive "$ref" include | tar -x -C "$gate/ref"

@@ -34,9 +34,9 @@ struct row_scan_params {
 
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
 //! precedes its first element (none when the tile starts at a row head). A total that holds a head
-//! (a row's, or a segment's by the problem) is the tile's prefix as it is, published at once. A
-//! look-back that stops waiting reduces the tiles it waited on with Fallback (row_tile_fallback).
-template <bool Exact, class Lookback, class Problem, class Fallback>
+//! (a row's, or a segment's by the problem) is the tile's prefix as it is, published at once. Its
+//! lane 0 writes `*stalled_on`: the predecessor a look-back stopped waiting for, or -1.
+template <bool Exact, class Lookback, class Problem>
 struct row_tile_prefix {
   using acc_t = typename Problem::acc_t;
   tile_state<acc_t> state;
@@ -44,13 +44,16 @@ struct row_tile_prefix {
   bool starts_at_head;
   bool enabled;
   typename Problem::op_t op;
-  Fallback fallback;
+  std::int64_t* stalled_on;  //!< shared
 
   FASTSCAN_DEVICE bool operator()(const flagged<acc_t>& total, flagged<acc_t>& prefix) const {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    if (lane == 0) {
+      *stalled_on = -1;
+    }
     if (!enabled) {
       return false;
     }
-    const int lane = static_cast<int>(threadIdx.x) & 31;
     const bool complete = total.head || starts_at_head || fold_is_complete<Problem>(total.value);
     if (lane == 0) {
       state.publish(tile, total.value, complete ? tile_prefix : tile_aggregate);
@@ -58,9 +61,14 @@ struct row_tile_prefix {
     if (starts_at_head) {
       return false;
     }
-    const acc_t before = state.template exclusive_prefix<Exact, Lookback>(tile, op, 1, 1, 1, 0, fallback);
-    if (lane == 0 && !complete) {
-      state.publish(tile, op(before, total.value), tile_prefix);
+    std::int64_t stall = -1;
+    const acc_t before = state.template exclusive_prefix<Exact, Lookback, true>(tile, op, 1, 1, 1, 0, &stall);
+    if (lane == 0) {
+      if (stall >= 0) {
+        *stalled_on = stall;
+      } else if (!complete) {
+        state.publish(tile, op(before, total.value), tile_prefix);
+      }
     }
     prefix = flagged<acc_t>{before, false};
     return true;
@@ -185,9 +193,6 @@ struct positional_heads {
   FASTSCAN_DEVICE bool starts_segment(std::int64_t position) const { return by_len.mod(position) == 0; }
 };
 
-template <class Tile>
-struct row_tile_fallback;
-
 //! One row tile, stage by stage. Policy: items, exact, unrolled_items_max, lookback_policy
 //! (plan/kernel_policy.hpp); Heads: where segments start (positional_heads).
 template <class Policy, class Problem, class Heads>
@@ -242,7 +247,12 @@ struct row_tile {
         items(unit_row<input_t, xchg::units>(exchange, lane)),
         side_items(unit_row<side_item_t, slices::side::units>(side_exchange, lane)) {}
 
-  FASTSCAN_DEVICE void run() {
+  //! Scans the tile: -1 once its outputs are written, or the predecessor its look-back stopped
+  //! waiting for (no output written). A helper (row_tile_sequence) publishes the tile's aggregate
+  //! and prefix, the bits its own block publishes, and writes no output; it returns -1 at once when
+  //! the tile's prefix is out, since the tile's own block may then write its outputs over its
+  //! inputs (in place), and a helper that loaded before the prefix showed loaded true inputs.
+  FASTSCAN_DEVICE std::int64_t run(bool helper) {
     if (p.prefetch_tiles > 0) {
       prefetch(p.prefetch_tiles);
     }
@@ -250,7 +260,13 @@ struct row_tile {
     h = heads.template at<ITEMS>(first, count);
     plain = h.first >= count;
     total = thread_total(prob, items, count, h);
-    scan();
+    if (helper && prefix_published()) {
+      return -1;
+    }
+    const std::int64_t stalled_on = scan();
+    if (stalled_on >= 0 || helper) {
+      return stalled_on;
+    }
     buffer_t out;  // (unused, and optimised away, when outputs are formed in place)
     if (plain && has_before && count == ITEMS) {
       form<true>(out);
@@ -258,6 +274,14 @@ struct row_tile {
       form<false>(out);
     }
     store(out);
+    return -1;
+  }
+
+  //! Whether the tile's prefix is published, as every thread sees it after its own loads.
+  FASTSCAN_DEVICE bool prefix_published() const {
+    __threadfence();
+    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
+    return __syncthreads_or(state.shows_prefix(tile)) != 0;
   }
 
   //! A warp run whose addresses are 16-byte aligned moves through shared memory, coalesced.
@@ -363,18 +387,22 @@ struct row_tile {
     return total;
   }
 
-  //! The block's segmented scan of the thread totals, its prefix from the look-back.
-  FASTSCAN_DEVICE void scan() {
+  //! The block's segmented scan of the thread totals, its prefix from the look-back; returns the
+  //! predecessor the look-back stopped waiting for, or -1.
+  FASTSCAN_DEVICE std::int64_t scan() {
     const segmented_op<op_t> seg{prob.op};
     block_scan<item_t> block(smem, static_cast<int>(blockDim.x), 1);
-    row_tile_prefix<Policy::exact, typename Policy::lookback_policy, Problem, row_tile_fallback<row_tile>> hook{
+    auto* const stalled_on = reinterpret_cast<std::int64_t*>(
+        smem + row_smem(static_cast<int>(blockDim.x), sizeof(item_t), slices::warp_bytes).stall);
+    row_tile_prefix<Policy::exact, typename Policy::lookback_policy, Problem> hook{
         {static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns, p.stall_polls},
         tile,
         heads.starts_segment(tile_base),
         p.lookback,
         prob.op,
-        {prob, p, heads}};
+        stalled_on};
     has_before = block.exclusive_scan(total, before, seg, hook);
+    return *stalled_on;  // (written before the block scan's last barrier)
   }
 
   //! Forms the outputs: in place of the staged items when they have the input type (a second
@@ -461,50 +489,42 @@ struct row_tile {
   }
 };
 
-//! A row tile's total as its own block forms it, formed by one warp (the look-back's fallback):
-//! each thread's total by row_tile's own load and reduce, then the block scan's two levels of warp
-//! scans (block_scan::exclusive_scan), so the bits are the ones the tile publishes.
-template <class Tile>
-struct row_tile_fallback {
-  static constexpr bool enabled = true;
-  using problem_t = typename Tile::problem_t;
-  using heads_t = typename Tile::heads_t;
-  using item_t = typename Tile::item_t;
-  const problem_t& prob;
-  const row_scan_params& p;
-  const heads_t& heads;
-
-  FASTSCAN_DEVICE typename Tile::acc_t operator()(std::int64_t tile, bool& complete) const {
-    const segmented_op<typename Tile::op_t> seg{prob.op};
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int warps = static_cast<int>(blockDim.x) / 32;
-    item_t mine{};
-    for (int w = 0; w < warps; ++w) {
-      const std::int64_t first = tile * p.tile_items + static_cast<std::int64_t>(w * 32 + lane) * Tile::ITEMS;
-      const int count = Tile::items_in_range(p, first);
-      alignas(16) typename Tile::input_t items[Tile::ITEMS];
-      Tile::load_direct(prob, first, count, items);
-      const item_t t = Tile::thread_total(prob, items, count, heads.template at<Tile::ITEMS>(first, count));
-      const item_t warp_total = shuffle_idx(warp_inclusive_scan(t, seg), 31);
-      if (lane == w || (w == warps - 1 && lane > w)) {
-        mine = warp_total;
-      }
-    }
-    const item_t total = shuffle_idx(warp_inclusive_scan(mine, seg), warps - 1);
-    complete = total.head || heads.starts_segment(tile * p.tile_items) || fold_is_complete<problem_t>(total.value);
-    return total.value;
+//! Tile `tile` scanned by its block. A look-back that sees no progress for its polls (its
+//! predecessor's block may not have started, and may never start while this one waits: CUDA
+//! promises no order of blocks, and other work may hold the SMs) scans that predecessor in its
+//! place, without outputs, then tries again: each try publishes a prefix closer to the first tile,
+//! and the first tile waits on none, so every tile finishes whatever order blocks run in.
+template <class Policy, class Problem, class Heads>
+FASTSCAN_DEVICE std::int64_t row_tile_sequence(const Problem& prob, const row_scan_params& p, const Heads& heads,
+                                               std::int64_t tile, unsigned char* smem) {
+  // The block's own tile waits in shared memory, so no register holds it beside the tile scanned.
+  volatile std::int64_t* const own = reinterpret_cast<std::int64_t*>(
+      smem + row_smem(static_cast<int>(blockDim.x), sizeof(flagged<typename Problem::acc_t>),
+                      row_slices<Problem, Policy::items>::warp_bytes).own);
+  if (threadIdx.x == 0) {
+    *own = tile;
   }
-};
+  bool helper = false;
+  for (std::int64_t next = tile;;) {
+    const std::int64_t stalled_on = row_tile<Policy, Problem, Heads>(prob, p, heads, next, smem).run(helper);
+    const std::int64_t mine = *own;  // (before the barrier after which thread 0 may write the next)
+    __syncthreads();
+    if (stalled_on < 0 && !helper) {
+      return mine;
+    }
+    helper = stalled_on >= 0;
+    next = helper ? stalled_on : mine;
+  }
+}
 
-//! Tile = block index (a grid-stride loop past the largest grid). Tiles wait on their predecessors
-//! whatever order blocks start in: a wait that sees no progress ends in row_tile_fallback.
+//! Tile = block index (a grid-stride loop past the largest grid), whatever order blocks start in
+//! (row_tile_sequence).
 template <class Policy, class Problem, class Heads>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
                                                                                             Heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-    row_tile<Policy, Problem, Heads>(prob, p, heads, tile, smem).run();
-    __syncthreads();
+  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles;) {
+    tile = row_tile_sequence<Policy>(prob, p, heads, tile, smem) + gridDim.x;
   }
 }
 

@@ -161,12 +161,6 @@ struct ordered_walk {
   }
 };
 
-//! A look-back that waits for its predecessors however long they take (column tiles: their tickets
-//! keep every tile they wait on held by a running block).
-struct no_fallback {
-  static constexpr bool enabled = false;
-};
-
 //! The look-back state: `tile_parts<Acc>` words per tile and channel, tagged with the call's tag.
 template <class Acc>
 struct tile_state {
@@ -178,7 +172,7 @@ struct tile_state {
   ulonglong2* base;
   unsigned long long tag;  //!< below 2^62; 0 when the state was zeroed before the launch
   unsigned first_poll_ns = 0;  //!< sleep before a look-back's first poll (plan::first_poll_ns)
-  unsigned stall_polls = 0;    //!< polls of one window before a look-back with a fallback stops waiting
+  unsigned stall_polls = 0;    //!< polls of one window before a look-back that may stall stops waiting
 
   FASTSCAN_DEVICE ulonglong2* at(std::int64_t tile, int channels, int channel) const {
     return base + (tile * channels + channel) * parts;
@@ -211,6 +205,13 @@ struct tile_state {
     return same && (r.w[0].y >> 2) == tag ? static_cast<unsigned>(r.w[0].y & 3ull) : tile_empty;
   }
 
+  //! Whether the tile's first word holds its prefix (the publisher writes that word first).
+  FASTSCAN_DEVICE bool shows_prefix(std::int64_t tile) const {
+    ulonglong2 w;
+    load_volatile(at(tile, 1, 0), w);
+    return w.y == ((tag << 2) | tile_prefix);
+  }
+
   static FASTSCAN_DEVICE Acc value(const words& r) {
     unsigned long long p[parts];
 #pragma unroll
@@ -224,7 +225,7 @@ struct tile_state {
 
   //! Polls one window until it is ready: every lane's predecessor published (and, for ordered
   //! folds that must find a prefix in this window, every channel sees one). Returns false when a
-  //! look-back that can fall back (Stalls) has polled it stall_polls times; else true, with the
+  //! look-back that may stall (Stalls) has polled it stall_polls times; else true, with the
   //! ballot of lanes whose predecessor holds a prefix in `prefixes` and the lane's words in `w`.
   template <bool Exact, class Lookback, bool Stalls>
   FASTSCAN_DEVICE bool poll_window(std::int64_t pred, const lookback_lanes& l, int channels, int first_channel,
@@ -260,77 +261,37 @@ struct tile_state {
   //! last until every channel sees a prefix there, and fold strictly left (ordered_walk), so the
   //! result is the same left fold of all aggregates whichever prefix was found. The first tile of
   //! every chain must publish a prefix.
-  //! With a fallback (flat arrays only: stride, cols and channels 1), a window that stays unready
-  //! for stall_polls polls ends the wait: serial_prefix takes over.
-  template <bool Exact, class Lookback, class Op, class Fallback = no_fallback>
+  //! With Stalls (flat arrays), a window that stays unready for stall_polls polls ends the wait:
+  //! the result is then meaningless and `stalled_on` names the window's nearest predecessor, for
+  //! the caller to scan in its place (row_tile_sequence); it is -1 otherwise.
+  template <bool Exact, class Lookback, bool Stalls = false, class Op>
   FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
                                        int channels = 1, int first_channel = 0,
-                                       const Fallback& fallback = Fallback{}) const {
+                                       std::int64_t* stalled_on = nullptr) const {
     const lookback_lanes l(cols);
     using walk_t = std::conditional_t<Exact, exact_walk<Acc, Op>, ordered_walk<Acc, Op, Lookback::ordered_windows - 1>>;
     walk_t walk{op};
     if (first_poll_ns > 0) {
       __nanosleep(first_poll_ns);
     }
+    std::int64_t stall = -1;
     for (std::int64_t newest = tile - stride, walked = 0;; newest -= l.groups * stride, ++walked) {
       words w{};
       unsigned prefixes = 0;
-      if (!poll_window<Exact, Lookback, Fallback::enabled>(newest - (l.groups - 1 - l.g) * stride, l, channels,
-                                                           first_channel, walk.done, walked >= walk_t::kept_windows, w,
-                                                           prefixes)) {
-        if constexpr (Fallback::enabled) {
-          return serial_prefix(tile, op, fallback);
-        }
+      if (!poll_window<Exact, Lookback, Stalls>(newest - (l.groups - 1 - l.g) * stride, l, channels, first_channel,
+                                                walk.done, walked >= walk_t::kept_windows, w, prefixes)) {
+        stall = newest;
+        break;
       }
       walk.fold(value(w), l.nearest_prefix(prefixes), static_cast<int>(walked), l, channels > 1);
       if (__all_sync(full_warp_mask, walk.done)) {
-        return walk.result;
-      }
-    }
-  }
-
-  //! The prefix of a flat array's tile whose look-back stopped waiting: a predecessor showed no
-  //! progress, and may never start until this tile ends (blocks start in no guaranteed order, and
-  //! other work may hold the SMs). The nearest published prefix, then each later tile folded
-  //! strictly left, read where published and otherwise reduced from its inputs by the warp
-  //! (`fallback(tile, complete)`: the bits that tile publishes, and whether they are its prefix).
-  //! Every prefix is the strict left fold of all inputs before it (exclusive_prefix), so this is
-  //! the wait's result, bit for bit, whatever was published meanwhile. Out of line: the waits that
-  //! end in time never pay its registers.
-  template <class Op, class Fallback>
-  __device__ __noinline__ Acc serial_prefix(std::int64_t tile, Op op, const Fallback& fallback) const {
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    std::int64_t from = 0;
-    for (std::int64_t newest = tile - 1; newest >= 0; newest -= 32) {
-      words w{};
-      const unsigned found = __ballot_sync(full_warp_mask, newest - lane >= 0 && read(newest - lane, 1, 0, w) == tile_prefix);
-      if (found != 0u) {
-        from = newest - (__ffs(static_cast<int>(found)) - 1);
         break;
       }
     }
-    Acc running{};
-    for (std::int64_t start = from; start < tile; start += 32) {
-      const int n = tile - start < 32 ? static_cast<int>(tile - start) : 32;
-      words w{};
-      unsigned s = lane < n ? read(start + lane, 1, 0, w) : tile_prefix;
-      Acc v = value(w);
-      for (unsigned empty = __ballot_sync(full_warp_mask, s == tile_empty); empty != 0u; empty &= empty - 1) {
-        const int k = __ffs(static_cast<int>(empty)) - 1;
-        bool complete = false;
-        const Acc a = fallback(start + k, complete);
-        if (lane == k) {
-          v = a;
-          s = complete ? tile_prefix : tile_aggregate;
-        }
-      }
-      for (int j = 0; j < n; ++j) {
-        const Acc x = shuffle_idx(v, j);
-        const bool restart = __shfl_sync(full_warp_mask, s, j) == tile_prefix || start + j == from;
-        running = restart ? x : op(running, x);
-      }
+    if constexpr (Stalls) {
+      *stalled_on = stall;
     }
-    return running;
+    return walk.result;
   }
 
   //! Warp-collective ordered look-back in two levels, for operators that are not exactly

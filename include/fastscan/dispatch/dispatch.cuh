@@ -182,8 +182,8 @@ inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
   return p.valid ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-//! Polls of one window before a row look-back stops waiting and reduces its predecessors itself
-//! (tile_state::serial_prefix): policy::lookback_stall_polls; tests lower it to take the fallback.
+//! Polls of one window before a row look-back stops waiting and scans its predecessor itself
+//! (row_tile_sequence): policy::lookback_stall_polls; tests lower it to make every wait stall.
 inline std::atomic<unsigned>& lookback_stall_polls() {
   static std::atomic<unsigned> polls{policy::lookback_stall_polls};
   return polls;
@@ -191,7 +191,7 @@ inline std::atomic<unsigned>& lookback_stall_polls() {
 
 //! The tile state of one launch. A call gets a fresh tag, and then nothing is enqueued but the
 //! scan: stale tile words read as this call's empty state (tile_state.cuh). Row tiles are block
-//! indices: a look-back that sees no progress reduces the tiles it waits on itself, so no tile
+//! indices: a look-back that sees no progress scans the tile it waits on itself, so no tile
 //! relies on the order blocks start in. Column tiles take their index from a ticket word, in the
 //! order blocks start, so they only ever wait on tiles held by running blocks. The state is zeroed
 //! instead (tag 0) when the stream is being captured into a graph (every replay of a graph reuses

@@ -144,8 +144,8 @@ constexpr unsigned lookback_first_poll_ns = 400;
 //! Sleep before a window is polled again (64 - 1024 ns measured the same).
 constexpr unsigned lookback_retry_ns = 20;
 //! Polls of one window (each after lookback_retry_ns, about a quarter of a microsecond with the L2
-//! round trip) before a row look-back stops waiting and reduces the tiles it waits on itself: far
-//! beyond any wait on a running tile, so the fallback runs only where a predecessor has not started.
+//! round trip) before a row look-back stops waiting and scans the tile it waits on itself: far
+//! beyond any wait on a running tile, so that happens only where a predecessor has not started.
 constexpr unsigned lookback_stall_polls = 4096;
 //! Windows an ordered (float) look-back seeks its prefix in: 2 doubles each hop, more gain nothing.
 constexpr int lookback_ordered_windows = 2;
