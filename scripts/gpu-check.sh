@@ -79,7 +79,7 @@ case "${1:-all}" in
     # Each tool twice in parallel: the capped-grid tile-counter test (the slowest under the tools)
     # on its own, the rest of the subset beside it; logs in $out/sanitize-TOOL-PART.log.
     pids=()
-    counter='grids smaller than their tiles take tiles from the counter outside graph capture'
+    counter='grids smaller than their tiles loop over them, over temp storage no pass zeroes'
     for tool in ${TOOLS:-memcheck racecheck synccheck}; do
       for part in subset counter; do
         spec=$cases
