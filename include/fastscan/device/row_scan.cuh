@@ -29,7 +29,7 @@ struct row_scan_params {
   unsigned long long tag;   //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;  //!< L2 prefetch distance in tiles (0: none)
   unsigned first_poll_ns;       //!< plan::first_poll_ns
-  unsigned stall_polls;         //!< polls of a window before a look-back reduces its predecessors itself
+  unsigned stall_polls;         //!< polls of a window before a look-back stops waiting
 };
 
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
@@ -197,8 +197,6 @@ struct positional_heads {
 //! (plan/kernel_policy.hpp); Heads: where segments start (positional_heads).
 template <class Policy, class Problem, class Heads>
 struct row_tile {
-  using problem_t = Problem;
-  using heads_t = Heads;
   using input_t = typename Problem::input_t;
   using acc_t = typename Problem::acc_t;
   using op_t = typename Problem::op_t;
