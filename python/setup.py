@@ -21,6 +21,8 @@ import toolchain  # noqa: E402  (beside this file)
 INCLUDE = Path(os.environ.get("FASTSCAN_INCLUDE", HERE.parent / "include")).resolve()
 # A vendored copy of fastscan elsewhere in the process cannot clash with this one.
 NAMESPACE = "-DFASTSCAN_NAMESPACE=fastscan_torch"
+# One kernel for cummax and cummin of a type (include/fastscan/cummax.cuh): half their compile.
+SHARED_EXTREMES = "-DFASTSCAN_SHARED_EXTREME_KERNELS=1"
 
 
 def version() -> str:
@@ -47,15 +49,20 @@ NATIVE_FP8 = os.environ.get("FASTSCAN_NATIVE_FP8", "0") == "1"
 FP8_FLAG = ["-DFASTSCAN_EXT_NATIVE_FP8"] if NATIVE_FP8 else []
 
 
+# The longest compiles, started first so that the last ones to finish are short (ninja starts them
+# in this order).
+FIRST = ("cumsum_8bit", "extreme_8bit", "cumsum_float", "cummaxmin_backward", "segmented_cumsum", "bev", "autograd",
+         "extreme", "logcumsumexp")
+
+
 def sources():
-    # Host files (torch headers, no device code) and one .cu per group of instantiations, so
-    # that MAX_JOBS compiles them in parallel; the slowest (segmented) first, as ninja starts them
-    # in this order.
+    # Host files (torch headers, no device code) and one .cu per group of instantiations that share
+    # kernels, so that MAX_JOBS compiles them in parallel.
     cuda = HERE / "csrc" / "cuda"
     cu = list(cuda.glob("*.cu")) + (list((cuda / "fp8").glob("*.cu")) if NATIVE_FP8 else [])
-    cu.sort(key=lambda p: (not p.name.startswith(("segment", "bev", "logcumsumexp")), p.name))
-    cpp = sorted((HERE / "csrc").glob("*.cpp"))
-    return [str(p.relative_to(HERE)) for p in cu + cpp]
+    files = cu + list((HERE / "csrc").glob("*.cpp"))
+    rank = lambda p: next((i for i, prefix in enumerate(FIRST) if p.name.startswith(prefix)), len(FIRST))
+    return [str(p.relative_to(HERE)) for p in sorted(files, key=lambda p: (rank(p), p.name))]
 
 
 check_toolchain()
@@ -76,11 +83,14 @@ setup(
             name="fastscan._C",
             sources=sources(),
             include_dirs=[str(INCLUDE)],
-            # No -std: torch's BuildExtension adds the standard its headers need (C++17 for 2.11,
-            # C++20 for 2.15); the library's headers are C++17 and compile under both.
+            # No -std for the host files: torch's BuildExtension adds the standard its headers need
+            # (C++17 for 2.11, C++20 for 2.15); the library's headers are C++17 and compile under both.
             extra_compile_args={
-                "cxx": ["-O3", NAMESPACE] + FP8_FLAG,
-                "nvcc": ["-O3", "--expt-relaxed-constexpr", NAMESPACE],
+                # -g0: Python's own flags add -g, which doubles the compile of torch's headers.
+                "cxx": ["-O3", "-g0", NAMESPACE, SHARED_EXTREMES] + FP8_FLAG,
+                # The .cu files see fastscan's C++17 headers alone, never torch's (kernels.h): C++17
+                # there whatever torch's own standard (C++20 compiles them 10 % slower).
+                "nvcc": ["-O3", "-std=c++17", "--expt-relaxed-constexpr", NAMESPACE, SHARED_EXTREMES],
             },
         )
     ],

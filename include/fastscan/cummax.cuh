@@ -8,6 +8,14 @@
 
 #include <limits>
 
+#ifndef FASTSCAN_SHARED_EXTREME_KERNELS
+//! 1: cummax and cummin of a type, and of both signs of an integer width, run one kernel over
+//! order keys (problem/extreme.cuh): half the code and compile time of the extremes, for an XOR
+//! per element each way (up to 3 % on int64 rows, H200). For builds of every dtype (the torch
+//! package sets it). Define it alike in every translation unit of a binary, as the namespace.
+#define FASTSCAN_SHARED_EXTREME_KERNELS 0
+#endif
+
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
@@ -29,17 +37,37 @@ struct extreme_entry {
 };
 
 //! The scan of one (extreme, tie) operator, with either kind of temp storage (dispatch.cuh).
-template <Extreme E, Tie Ti, class Temp, class T, class Index>
+//! The problem cummax (E = max) or cummin of T runs: its own operator, or with Shared the max
+//! over order keys (problem/extreme.cuh), one kernel for both extremes and both signs of a width.
+template <Extreme E, Tie Ti, bool Shared>
+struct extreme_kernel {
+  template <class T, class Index>
+  static auto problem(const T* in, T* values, Index* indices) {
+    return extreme_problem<T, Index, value_index_op<T, E, Ti>>{in, values, indices, {}, {}};
+  }
+};
+template <Extreme E, Tie Ti>
+struct extreme_kernel<E, Ti, true> {
+  template <class T, class Index>
+  static auto problem(const T* in, T* values, Index* indices) {
+    using key = order_key<T>;
+    using K = typename key::type;
+    // Same-width integers of either sign may alias: a signed array read as its unsigned keys.
+    return extreme_problem<K, Index, value_index_op<K, Extreme::max, Ti>, flipped_order<K>>{
+        reinterpret_cast<const K*>(in), reinterpret_cast<K*>(values), indices, {}, {key::mask(E)}};
+  }
+};
+
+template <Extreme E, Tie Ti, bool Shared = FASTSCAN_SHARED_EXTREME_KERNELS != 0, class Temp, class T, class Index>
 cudaError_t extreme_scan_op(Temp temp, const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream) {
   using entry = extreme_entry<T, Index>;
   if (!entry::index_fits(shape)) {
     return cudaErrorInvalidValue;
   }
-  using problem = extreme_problem<T, Index, value_index_op<T, E, Ti>>;
-  return run(temp, problem{in, values, indices, {}}, shape, stream, entry::valid(in, values, indices, shape));
+  return run(temp, extreme_kernel<E, Ti, Shared>::problem(in, values, indices), shape, stream,
+             entry::valid(in, values, indices, shape));
 }
 
-//! A runtime tie rule: one of the two operators of extreme E.
 template <Extreme E, class Temp, class T, class Index>
 cudaError_t extreme_scan_tie(Temp temp, const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream,
                              Tie tie) {

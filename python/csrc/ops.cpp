@@ -1,6 +1,6 @@
 // The operator schemas (no CUDA here), a CPU kernel that rejects CPU tensors clearly, and the
 // Python module whose import loads this library: it also holds direct calls of the hot operators.
-#include <torch/extension.h>
+#include <torch/python.h>  // pybind11 and torch's tensor casters; not torch/extension.h's C++ frontend
 #include <torch/library.h>
 
 TORCH_LIBRARY(fastscan, m) {

@@ -7,16 +7,34 @@
 
 namespace fstest {
 
-//! The runtime entry (extreme_scan), or with `fixed` the compile-time tie overloads
-//! (cummax<T, Index, Tie::last> ...), which run the same kernels.
+//! How check_extreme calls: the runtime entry (extreme_scan), the compile-time tie overloads
+//! (cummax<T, Index, Tie::last> ...), or the shared kernels over order keys that
+//! FASTSCAN_SHARED_EXTREME_KERNELS makes the default (called by name here, so both builds are tested).
+enum class extreme_call { runtime, fixed, shared };
+
+template <fastscan::Extreme E, fastscan::Tie Ti, class T, class Index>
+cudaError_t call_shared(void* temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, fastscan::Shape3 s) {
+  return fastscan::detail::extreme_scan_op<E, Ti, true>(fastscan::detail::caller_temp{temp, temp_bytes}, in, values,
+                                                        indices, s, nullptr);
+}
+
 template <class T, class Index>
 cudaError_t call_extreme(void* temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, fastscan::Shape3 s,
-                         fastscan::Extreme e, fastscan::Tie tie, bool fixed) {
+                         fastscan::Extreme e, fastscan::Tie tie, extreme_call how) {
+  using fastscan::Extreme;
   using fastscan::Tie;
-  if (!fixed) {
+  if (how == extreme_call::runtime) {
     return fastscan::extreme_scan(temp, temp_bytes, in, values, indices, s, e, nullptr, tie);
   }
-  if (e == fastscan::Extreme::max) {
+  if (how == extreme_call::shared) {
+    if (e == Extreme::max) {
+      return tie == Tie::last ? call_shared<Extreme::max, Tie::last>(temp, temp_bytes, in, values, indices, s)
+                              : call_shared<Extreme::max, Tie::first>(temp, temp_bytes, in, values, indices, s);
+    }
+    return tie == Tie::last ? call_shared<Extreme::min, Tie::last>(temp, temp_bytes, in, values, indices, s)
+                            : call_shared<Extreme::min, Tie::first>(temp, temp_bytes, in, values, indices, s);
+  }
+  if (e == Extreme::max) {
     return tie == Tie::last ? fastscan::cummax<T, Index, Tie::last>(temp, temp_bytes, in, values, indices, s)
                             : fastscan::cummax<T, Index, Tie::first>(temp, temp_bytes, in, values, indices, s);
   }
@@ -35,12 +53,12 @@ void check_extreme(fastscan::Shape3 s, fastscan::Extreme e, fastscan::Tie tie, s
   d_indices.poison();
   T* values = in_place ? d_in.ptr : d_values.ptr;
   std::size_t temp_bytes = 0;
-  const bool fixed = seed % 3 == 0;
-  CAPTURE(fixed);
-  CUDA_REQUIRE(call_extreme(static_cast<void*>(nullptr), temp_bytes, d_in.ptr, values, d_indices.ptr, s, e, tie, fixed));
+  const auto how = static_cast<extreme_call>(seed % 3);
+  CAPTURE(static_cast<int>(how));
+  CUDA_REQUIRE(call_extreme(static_cast<void*>(nullptr), temp_bytes, d_in.ptr, values, d_indices.ptr, s, e, tie, how));
   REQUIRE(temp_bytes >= 1);
   device_buffer<unsigned char> temp(temp_bytes);
-  CUDA_REQUIRE(call_extreme(static_cast<void*>(temp.ptr), temp_bytes, d_in.ptr, values, d_indices.ptr, s, e, tie, fixed));
+  CUDA_REQUIRE(call_extreme(static_cast<void*>(temp.ptr), temp_bytes, d_in.ptr, values, d_indices.ptr, s, e, tie, how));
   CUDA_REQUIRE(cudaDeviceSynchronize());
 
   host_array<T> ref_values;

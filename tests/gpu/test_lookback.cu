@@ -346,7 +346,7 @@ long long count_wrong_capped(const scan_case& c, std::int64_t max_grid, bool& lo
   d_idx.poison();
   Problem prob{};
   if constexpr (std::is_same_v<Problem, fastscan::detail::extreme_problem<std::int64_t, std::int64_t>>) {
-    prob = Problem{d_in.ptr, d_out.ptr, d_idx.ptr, {}};
+    prob = Problem{d_in.ptr, d_out.ptr, d_idx.ptr, {}, {}};
   } else {
     prob = Problem{{}, d_in.ptr, d_out.ptr, false};
   }
@@ -577,7 +577,7 @@ TEST_CASE("row tiles run in reverse order finish, with the bits of a plain call"
       CHECK(differing(d_out.download(), plain.sums) == 0);
       d_out.poison();
       d_idx.poison();
-      scan_reversed(d::extreme_problem<float, std::int64_t>{d_in.ptr, d_out.ptr, d_idx.ptr, {}}, s, blocks);
+      scan_reversed(d::extreme_problem<float, std::int64_t>{d_in.ptr, d_out.ptr, d_idx.ptr, {}, {}}, s, blocks);
       CHECK(differing(d_out.download(), plain.maxima) == 0);
       CHECK(differing(d_idx.download(), plain.indices) == 0);
     }

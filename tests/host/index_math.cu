@@ -1,9 +1,11 @@
 // Host logic that lives in the device headers (the host compiler cannot read them, so nvcc builds
 // this file): launch-constant division, the warp exchange's slot arithmetic, the output iterator
-// trait, and the scan_types dispatch hands the solver. Nothing here calls an entry point or
-// launches: the file instantiates no kernel (ctest's host_binary_has_no_kernels checks the binary).
+// trait, the scan_types dispatch hands the solver, and cummax / cummin's order keys. Nothing here
+// calls an entry point or launches: the file instantiates no kernel (ctest's
+// host_binary_has_no_kernels checks the binary).
 #include "entry_types.hpp"
 
+#include "../support/host_reference.hpp"
 #include "../support/odd_types.cuh"
 
 #include <fastscan/scan.cuh>
@@ -238,4 +240,56 @@ TEST_CASE("a tuning specialised for one type moves that type's kernels alone", "
   CHECK(mine.variants.at[p.variant].items == 2);
   const auto q = fastscan::detail::make_plan({1000, 2, 3}, other);
   CHECK(other.variants.at[q.variant].items > 2);
+}
+
+namespace {
+
+using namespace fstest;
+
+//! cummax / cummin as the library runs them: a max scan over order keys, undone on the way out.
+template <class T>
+void check_order_keys() {
+  using key = fastscan::detail::order_key<T>;
+  using K = typename key::type;
+  using fastscan::detail::flip_bits;
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto values = random_values<T>(1 + trial % 89, 500 + static_cast<std::uint64_t>(trial), 1 + trial % 9);
+    for (auto e : {fastscan::Extreme::max, fastscan::Extreme::min}) {
+      for (auto tie : {fastscan::Tie::last, fastscan::Tie::first}) {
+        host_array<T> ref_v;
+        std::vector<std::int64_t> ref_i;
+        reference_extreme(values, ref_v, ref_i, {1, static_cast<std::int64_t>(values.size()), 1},
+                          e == fastscan::Extreme::min, tie == fastscan::Tie::first);
+        const auto mask = key::mask(e);
+        auto scan = [&](auto op) {
+          fastscan::value_index<K> run{};
+          for (std::size_t i = 0; i < values.size(); ++i) {
+            K k;
+            std::memcpy(&k, &values[i], sizeof k);
+            const fastscan::value_index<K> x{flip_bits(k, mask), static_cast<std::int64_t>(i)};
+            run = i == 0 ? x : op(run, x);
+            T v;
+            const K out = flip_bits(run.value, mask);
+            std::memcpy(&v, &out, sizeof v);
+            CAPTURE(type_name<T>(), trial, i, e == fastscan::Extreme::min, tie == fastscan::Tie::first);
+            REQUIRE(same_bits(v, ref_v[i]));
+            REQUIRE(run.index == ref_i[i]);
+          }
+        };
+        tie == fastscan::Tie::last ? scan(fastscan::value_index_op<K, fastscan::Extreme::max, fastscan::Tie::last>{})
+                                   : scan(fastscan::value_index_op<K, fastscan::Extreme::max, fastscan::Tie::first>{});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("cummax and cummin as one max scan over order keys give the framework's values and indices",
+                   "[host][ops]", bool, std::uint8_t, std::int8_t, std::int16_t, std::int32_t, std::int64_t, __half,
+                   __nv_bfloat16, float, double) {
+  check_order_keys<TestType>();
+  // Both signs of a width share one key type, so one kernel.
+  STATIC_REQUIRE(std::is_same_v<fastscan::detail::order_key_t<std::int8_t>, std::uint8_t>);
+  STATIC_REQUIRE(std::is_same_v<fastscan::detail::order_key_t<std::int64_t>, std::uint64_t>);
 }

@@ -1,4 +1,5 @@
-// cummax / cummin with torch's rule fixed at compile time (Tie::last: one operator per kernel).
+// cummax / cummin with torch's rule fixed at compile time (Tie::last: one operator per kernel);
+// cummax and cummin of a type run one kernel, so a type's two are instantiated in one file.
 #pragma once
 
 #include "../kernels.h"

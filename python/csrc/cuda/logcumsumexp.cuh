@@ -37,5 +37,18 @@ cudaError_t logcumsumexp(void* temp, std::size_t& temp_bytes, const T* in, T* ou
 
 }  // namespace fastscan_ext
 
+// The operator inlines expf / log1pf at every combine, so its code and compile time grow with the
+// items a thread holds: 16 a row thread and 8 rows a column thread (no wide column kernel) keep it
+// under half the default's, with work enough per tile for an operator of its cost.
+namespace FASTSCAN_NAMESPACE {
+namespace policy {
+template <class T>
+struct tuning<T, T, fastscan_ext::impl::log_add_exp> : size_tuning<sizeof(T), sizeof(T)> {
+  static constexpr int row_items(bool) { return 16; }
+  static constexpr int column_wide_items(bool, bool, bool) { return size_tuning<sizeof(T), sizeof(T)>::column_items(); }
+};
+}  // namespace policy
+}  // namespace FASTSCAN_NAMESPACE
+
 #define FASTSCAN_EXT_LOGCUMSUMEXP(T) \
   template cudaError_t fastscan_ext::logcumsumexp<T>(void*, std::size_t&, const T*, T*, fastscan_ext::Shape3, cudaStream_t);

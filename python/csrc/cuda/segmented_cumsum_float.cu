@@ -1,3 +1,4 @@
 #include "segmented.cuh"
 
+FASTSCAN_EXT_SEGMENTED_CUMSUM(float)
 FASTSCAN_EXT_SEGMENTED_CUMSUM(double)

@@ -1,3 +1,0 @@
-#include "extreme.cuh"
-
-FASTSCAN_EXT_EXTREME(cummin, bool)

@@ -1,3 +1,0 @@
-#include "sum.cuh"
-
-FASTSCAN_EXT_CUMSUM(bool, std::int64_t)
