@@ -36,7 +36,6 @@ struct extreme_entry {
   }
 };
 
-//! The scan of one (extreme, tie) operator, with either kind of temp storage (dispatch.cuh).
 //! The problem cummax (E = max) or cummin of T runs: its own operator, or with Shared the max
 //! over order keys (problem/extreme.cuh), one kernel for both extremes and both signs of a width.
 template <Extreme E, Tie Ti, bool Shared>
@@ -58,6 +57,7 @@ struct extreme_kernel<E, Ti, true> {
   }
 };
 
+//! The scan of one (extreme, tie) operator, with either kind of temp storage (dispatch.cuh).
 template <Extreme E, Tie Ti, bool Shared = FASTSCAN_SHARED_EXTREME_KERNELS != 0, class Temp, class T, class Index>
 cudaError_t extreme_scan_op(Temp temp, const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream) {
   using entry = extreme_entry<T, Index>;
@@ -68,6 +68,7 @@ cudaError_t extreme_scan_op(Temp temp, const T* in, T* values, Index* indices, S
              entry::valid(in, values, indices, shape));
 }
 
+//! A runtime tie rule: one of the two operators of extreme E.
 template <Extreme E, class Temp, class T, class Index>
 cudaError_t extreme_scan_tie(Temp temp, const T* in, T* values, Index* indices, Shape3 shape, cudaStream_t stream,
                              Tie tie) {
