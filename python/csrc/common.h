@@ -4,7 +4,10 @@
 
 #include "kernels.h"
 
-#include <ATen/ATen.h>
+// Per-operator headers: ATen/ATen.h (every operator) doubles the compile of these files.
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/EmptyTensor.h>
