@@ -116,11 +116,13 @@ inline void check_float_dtype(at::ScalarType t, const char* op) {
               " is not supported (float16, bfloat16, float32, float64)");
 }
 
-// Calls f(tag<T>) for the C++ type of a scan dtype (checked before).
+// Calls f(tag<T>) for the C++ type of a scan dtype (checked before). bool runs the uint8 kernels:
+// torch's bools are the bytes 0 and 1, whose sums, extremes and ties are uint8's (one kernel set
+// fewer to compile).
 template <class F>
 void visit_scan_dtype(at::ScalarType t, F&& f) {
   switch (t) {
-    case at::kBool: return f(tag<bool>{});
+    case at::kBool: return f(tag<std::uint8_t>{});
     case at::kByte: return f(tag<std::uint8_t>{});
     case at::kChar: return f(tag<std::int8_t>{});
     case at::kShort: return f(tag<std::int16_t>{});
