@@ -41,16 +41,15 @@ FASTSCAN_LAYOUT_FN column_smem_layout column_smem(int lanes_x, int lanes_y, int 
 }
 
 //! Shared memory of a row tile: the block scan's storage (a flagged value per warp and a flag),
-//! the tile a stalled look-back names and the block's own tile while it scans others (8 bytes each,
-//! at `stall` and `own`), then one exchange slice per warp.
+//! the tile a stalled look-back names (8 bytes at `stall`), then one exchange slice per warp.
 struct row_smem_layout {
-  std::size_t stall, own, exchange, bytes;
+  std::size_t stall, exchange, bytes;
 };
 FASTSCAN_LAYOUT_FN row_smem_layout row_smem(int threads, std::size_t flagged_bytes, std::size_t slice_bytes) {
   const auto warps = static_cast<std::size_t>(threads / 32);
   const std::size_t flag = align16(warps * flagged_bytes);
-  const std::size_t exchange = flag + 32;
-  return {flag + 8, flag + 16, exchange, exchange + warps * slice_bytes};
+  const std::size_t exchange = flag + 16;
+  return {flag + 8, exchange, exchange + warps * slice_bytes};
 }
 
 //! Columns each warp of a column tile looks back for: the tile's columns shared among its warps,

@@ -234,7 +234,7 @@ struct row_tile {
 
   FASTSCAN_DEVICE row_tile(const Problem& prob_, const row_scan_params& p_, const Heads& heads_, std::int64_t tile_,
                            unsigned char* smem_)
-      : prob(prob_), p(p_), heads(heads_), tile(tile_), smem(smem_), lane(static_cast<int>(threadIdx.x) & 31),
+      : prob(prob_), p(p_), heads(heads_), tile(tile_), smem(smem_), lane(fresh_lane()),
         tile_base(tile_ * p_.tile_items), first(tile_base + static_cast<std::int64_t>(threadIdx.x) * ITEMS),
         count(items_in_range(p_, first)),
         warp_full(first - lane * ITEMS + 32 * ITEMS <= p_.numel),
@@ -246,7 +246,7 @@ struct row_tile {
         side_items(unit_row<side_item_t, slices::side::units>(side_exchange, lane)) {}
 
   //! Scans the tile: -1 once its outputs are written, or the predecessor its look-back stopped
-  //! waiting for (no output written). A helper (row_tile_sequence) publishes the tile's aggregate
+  //! waiting for (no output written). A Helper (row_tile_sequence) publishes the tile's aggregate
   //! and prefix, the bits its own block publishes, and writes no output; it returns -1 at once when
   //! the tile's prefix is out, since the tile's own block may then write its outputs over its
   //! inputs (in place), and a helper that loaded before the prefix showed loaded true inputs.
@@ -262,7 +262,7 @@ struct row_tile {
       return -1;
     }
     const std::int64_t stalled_on = scan();
-    if (stalled_on >= 0 || helper) {
+    if (helper || stalled_on >= 0) {
       return stalled_on;
     }
     buffer_t out;  // (unused, and optimised away, when outputs are formed in place)
@@ -483,7 +483,9 @@ struct row_tile {
         return;
       }
     }
-    store_run<ITEMS>(thread_out, *reinterpret_cast<const Value(*)[ITEMS]>(row), count);  // (any output iterator)
+    // (Unit rows are 16-byte aligned: said, or the copy out of shared memory goes byte by byte.)
+    const auto* aligned = static_cast<const Value(*)[ITEMS]>(__builtin_assume_aligned(row, 16));
+    store_run<ITEMS>(thread_out, *aligned, count);  // (any output iterator)
   }
 };
 
@@ -491,27 +493,24 @@ struct row_tile {
 //! predecessor's block may not have started, and may never start while this one waits: CUDA
 //! promises no order of blocks, and other work may hold the SMs) scans that predecessor in its
 //! place, without outputs, then tries again: each try publishes a prefix closer to the first tile,
-//! and the first tile waits on none, so every tile finishes whatever order blocks run in.
+//! and the first tile waits on none, so every tile finishes whatever order blocks run in. Each
+//! pass's tile is laundered (an empty asm) and the staging reads the lane afresh, so the compiler
+//! keeps nothing derived from one pass alive through the next: that cost (value, index) rows 9 %.
+//! Ends with a barrier, so the block's shared memory is free for its next tile.
 template <class Policy, class Problem, class Heads>
-FASTSCAN_DEVICE std::int64_t row_tile_sequence(const Problem& prob, const row_scan_params& p, const Heads& heads,
-                                               std::int64_t tile, unsigned char* smem) {
-  // The block's own tile waits in shared memory, so no register holds it beside the tile scanned.
-  volatile std::int64_t* const own = reinterpret_cast<std::int64_t*>(
-      smem + row_smem(static_cast<int>(blockDim.x), sizeof(flagged<typename Problem::acc_t>),
-                      row_slices<Problem, Policy::items>::warp_bytes).own);
-  if (threadIdx.x == 0) {
-    *own = tile;
-  }
-  bool helper = false;
+FASTSCAN_DEVICE void row_tile_sequence(const Problem& prob, const row_scan_params& p, const Heads& heads,
+                                       std::int64_t tile, unsigned char* smem) {
+  using tile_t = row_tile<Policy, Problem, Heads>;
   for (std::int64_t next = tile;;) {
-    const std::int64_t stalled_on = row_tile<Policy, Problem, Heads>(prob, p, heads, next, smem).run(helper);
-    const std::int64_t mine = *own;  // (before the barrier after which thread 0 may write the next)
+    asm volatile("" : "+l"(next));
+    const std::int64_t stalled_on = tile_t(prob, p, heads, next, smem).run(next != tile);
     __syncthreads();
-    if (stalled_on < 0 && !helper) {
-      return mine;
+    if (stalled_on < 0 && next == tile) {
+      return;
     }
-    helper = stalled_on >= 0;
-    next = helper ? stalled_on : mine;
+    // A helper that stalls in turn helps one tile further down; one that finishes, or finds its
+    // tile's prefix already out, sends the block back to its own tile.
+    next = stalled_on >= 0 ? stalled_on : tile;
   }
 }
 
@@ -521,8 +520,8 @@ template <class Policy, class Problem, class Heads>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
                                                                                             Heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles;) {
-    tile = row_tile_sequence<Policy>(prob, p, heads, tile, smem) + gridDim.x;
+  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
+    row_tile_sequence<Policy>(prob, p, heads, tile, smem);
   }
 }
 

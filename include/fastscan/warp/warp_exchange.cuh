@@ -16,6 +16,15 @@
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
+//! The thread's lane, read afresh at each call: the compiler cannot keep addresses made from it
+//! alive from one pass of a kernel to the next (a row tile scanned twice held 8 unit slots across
+//! both and spilled them).
+FASTSCAN_DEVICE int fresh_lane() {
+  int lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+}
+
 constexpr int exchange_units_per_pass = 8;
 //! Most units per lane that warp_stage_units moves in one pass (a row of them, padded by a unit).
 constexpr int exchange_units_max = 16;
@@ -67,7 +76,7 @@ FASTSCAN_HD int staged_unit_slot(int g, int interleave_log2) {
 template <int U, bool Async = false>
 FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int interleave = 1) {
   static_assert(U <= exchange_units_max, "staging holds at most 256 bytes per lane");
-  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int lane = fresh_lane();
   const int k_log2 = __ffs(interleave) - 1;
   const auto* src = static_cast<const uint4*>(warp_base);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -100,7 +109,7 @@ FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int in
 //! the warp's run with coalesced 16-byte stores.
 template <int U>
 FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem, int interleave = 1) {
-  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int lane = fresh_lane();
   const int k_log2 = __ffs(interleave) - 1;
   auto* dst = static_cast<uint4*>(warp_base);
   __syncwarp();
@@ -116,7 +125,7 @@ FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem, int 
 template <int U, int G>
 FASTSCAN_DEVICE void warp_unstage_rows(void* dst, const uint4* smem) {
   static_assert(G * U % 32 == 0, "the rows fill whole warp-wide stores");
-  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int lane = fresh_lane();
   auto* out = static_cast<uint4*>(dst);
   __syncwarp();
 #pragma unroll
@@ -159,7 +168,7 @@ struct word_parts {
 template <class W>
 FASTSCAN_DEVICE void warp_stage_words(const W* src, W* smem, const word_parts& r) {
   static_assert(sizeof(W) == 4 || sizeof(W) == 8, "words of 4 or 8 bytes");
-  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int lane = fresh_lane();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #pragma unroll 4
   for (int w = lane; w < r.words; w += 32) {
@@ -178,7 +187,7 @@ FASTSCAN_DEVICE void warp_stage_words(const W* src, W* smem, const word_parts& r
 //! The inverse of warp_stage_words: writes the staged parts as the run at `dst`.
 template <class W>
 FASTSCAN_DEVICE void warp_unstage_words(W* dst, const W* smem, const word_parts& r) {
-  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int lane = fresh_lane();
   __syncwarp();
 #pragma unroll 4
   for (int w = lane; w < r.words; w += 32) {
@@ -191,7 +200,7 @@ FASTSCAN_DEVICE void warp_unstage_words(W* dst, const W* smem, const word_parts&
 template <int N, class T>
 FASTSCAN_DEVICE void warp_store_blocked(T* warp_base, const T (&items)[N], uint4* smem) {
   using shape = warp_exchange_shape<T, N>;
-  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int lane = fresh_lane();
   auto* dst = reinterpret_cast<unsigned char*>(warp_base);
   uint4 mine[shape::units];
   memcpy(&mine, &items, sizeof(items));
