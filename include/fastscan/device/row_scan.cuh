@@ -246,7 +246,7 @@ struct row_tile {
         side_items(unit_row<side_item_t, slices::side::units>(side_exchange, lane)) {}
 
   //! Scans the tile: -1 once its outputs are written, or the predecessor its look-back stopped
-  //! waiting for (no output written). A Helper (row_tile_sequence) publishes the tile's aggregate
+  //! waiting for (no output written). A helper (row_tile_sequence) publishes the tile's aggregate
   //! and prefix, the bits its own block publishes, and writes no output; it returns -1 at once when
   //! the tile's prefix is out, since the tile's own block may then write its outputs over its
   //! inputs (in place), and a helper that loaded before the prefix showed loaded true inputs.
