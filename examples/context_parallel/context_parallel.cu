@@ -56,6 +56,15 @@ int run_rank(int rank, int ranks, const ncclUniqueId& id) {
   void* d_temp;
   CHECK(cudaMalloc(&d_temp, temp_bytes) == cudaSuccess, "cudaMalloc temp");
   CHECK(fastscan::nccl::cummax(d_temp, temp_bytes, d_marks, d_starts, d_where, local, comm, stream) == cudaSuccess, "cummax");
+  // Exclusive sums read each element's predecessor, so they refuse to run in place (every rank has
+  // rows here, so every rank returns before the all-gather).
+  std::size_t sum_bytes = 0;
+  void* d_sum_temp;
+  CHECK(fastscan::nccl::exclusive_cumsum(nullptr, sum_bytes, d_marks, d_marks, local, comm, stream) == cudaSuccess &&
+            cudaMalloc(&d_sum_temp, sum_bytes) == cudaSuccess,
+        "size query");
+  CHECK(fastscan::nccl::exclusive_cumsum(d_sum_temp, sum_bytes, d_marks, d_marks, local, comm, stream) == cudaErrorInvalidValue,
+        "exclusive_cumsum in place refused");
   std::vector<std::int64_t> starts(static_cast<std::size_t>(local.len)), where(starts.size());
   CHECK(cudaStreamSynchronize(stream) == cudaSuccess, "the scan");
   CHECK(cudaMemcpy(starts.data(), d_starts, bytes, cudaMemcpyDeviceToHost) == cudaSuccess, "download");

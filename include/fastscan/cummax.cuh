@@ -38,18 +38,21 @@ struct extreme_entry {
 
 //! The problem cummax (E = max) or cummin of T runs: its own operator, or with Shared the max
 //! over order keys (problem/extreme.cuh), one kernel for both extremes and both signs of a width.
+//! bool arrays are read and written as bytes (stored_t).
 template <Extreme E, Tie Ti, bool Shared>
 struct extreme_kernel {
   template <class T, class Index>
   static auto problem(const T* in, T* values, Index* indices) {
-    return extreme_problem<T, Index, value_index_op<T, E, Ti>>{in, values, indices, {}, {}};
+    using S = stored_t<T>;
+    return extreme_problem<S, Index, value_index_op<S, E, Ti>>{reinterpret_cast<const S*>(in), reinterpret_cast<S*>(values),
+                                                               indices, {}, {}};
   }
 };
 template <Extreme E, Tie Ti>
 struct extreme_kernel<E, Ti, true> {
   template <class T, class Index>
   static auto problem(const T* in, T* values, Index* indices) {
-    using key = order_key<T>;
+    using key = order_key<stored_t<T>>;
     using K = typename key::type;
     // Same-width integers of either sign may alias: a signed array read as its unsigned keys.
     return extreme_problem<K, Index, value_index_op<K, Extreme::max, Ti>, flipped_order<K>>{

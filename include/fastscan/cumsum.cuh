@@ -9,12 +9,13 @@
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
-//! Sums accumulate in the output type, except 16-bit float outputs, which accumulate in float.
+//! Sums accumulate in the output type, except 16-bit float outputs, which accumulate in float; bool
+//! inputs are read as bytes (stored_t).
 template <class T, class Out>
 struct sum_entry {
   static_assert(!std::is_same_v<Out, bool>, "cumsum output must be a number; bool inputs sum into an integer type");
   using acc = arith_t<Out>;
-  using problem = sum_problem<T, Out, acc>;
+  using problem = sum_problem<stored_t<T>, Out, acc>;
 };
 
 //! An inclusive or exclusive sum, with either kind of temp storage (dispatch.cuh).
@@ -22,7 +23,7 @@ template <class Temp, class T, class Out>
 cudaError_t sum_scan(Temp temp, const T* in, Out* out, Shape3 shape, bool exclusive, cudaStream_t stream) {
   using problem = typename sum_entry<T, Out>::problem;
   const std::int64_t n = shape.outer * shape.len * shape.inner;
-  return run(temp, problem{{}, in, out, exclusive}, shape, stream,
+  return run(temp, problem{{}, reinterpret_cast<const stored_t<T>*>(in), out, exclusive}, shape, stream,
              in != nullptr && out != nullptr && in_place_or_apart(span_of(in, n), span_of(out, n)));
 }
 

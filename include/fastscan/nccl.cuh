@@ -73,13 +73,19 @@ cudaError_t extreme(void* d_temp, std::size_t& temp_bytes, const T* in, T* value
              : sharded_scan(d_temp, temp_bytes, in, local, shard::extreme_kind<T, E, Tie::first>{}, out, false, valid, comm, stream);
 }
 
+//! Inclusive sums may be in place (each element reads only its own input); exclusive ones read
+//! each element's predecessor, which another tile may already have overwritten, so they take
+//! arrays apart.
 template <class T, class Out>
 cudaError_t sum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 local, bool exclusive, ncclComm_t comm,
                 cudaStream_t stream) {
-  using Acc = FASTSCAN_NAMESPACE::detail::arith_t<Out>;
+  namespace fd = FASTSCAN_NAMESPACE::detail;
+  using Acc = fd::arith_t<Out>;
+  const std::int64_t n = local.outer * local.len * local.inner;
+  const fd::byte_span i = fd::span_of(in, n), o = fd::span_of(out, n);
+  const bool valid = in != nullptr && out != nullptr && (exclusive ? !fd::overlap(i, o) : fd::in_place_or_apart(i, o));
   const auto to = thrust::make_transform_output_iterator(out, convert<Out>{});
-  return sharded_scan(d_temp, temp_bytes, in, local, shard::plain_kind<Acc, sum_op>{}, to, exclusive, in != nullptr && out != nullptr,
-                      comm, stream);
+  return sharded_scan(d_temp, temp_bytes, in, local, shard::plain_kind<Acc, sum_op>{}, to, exclusive, valid, comm, stream);
 }
 
 }  // namespace detail_
@@ -103,7 +109,8 @@ cudaError_t cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out,
                    cudaStream_t stream) {
   return detail_::sum(d_temp, temp_bytes, in, out, local_shape, false, comm, stream);
 }
-//! Exclusive sums of the sharded axis (0 at the start of the whole axis).
+//! Exclusive sums of the sharded axis (0 at the start of the whole axis); `in` and `out` apart (not in
+//! place: cudaErrorInvalidValue).
 template <class T, class Out = T>
 cudaError_t exclusive_cumsum(void* d_temp, std::size_t& temp_bytes, const T* in, Out* out, Shape3 local_shape, ncclComm_t comm,
                              cudaStream_t stream) {

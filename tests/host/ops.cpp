@@ -26,6 +26,28 @@ TEST_CASE("value types carry the framework's dtype names", "[host][ops]") {
   CHECK(std::string(dtype_name<char>()) == "other");
 }
 
+TEST_CASE("bool bytes read as the framework reads them: any nonzero byte is true", "[host][ops]") {
+  using fastscan::Extreme;
+  using fastscan::Tie;
+  using fastscan::detail::bool_byte;
+  for (const unsigned b : {0u, 1u, 2u, 7u, 128u, 255u}) {
+    const bool_byte x{static_cast<unsigned char>(b)};
+    CHECK(fastscan::detail::to_arith(x) == (b != 0));
+    CHECK(fastscan::detail::canonical(x).byte == (b != 0 ? 1 : 0));
+  }
+  // Equal truths tie (the later index wins under Tie::last) whatever their bytes.
+  const fastscan::value_index_op<bool_byte, Extreme::max, Tie::last> max_last;
+  const fastscan::value_index_op<bool_byte, Extreme::min, Tie::last> min_last;
+  CHECK(max_last.later_wins(bool_byte{2}, bool_byte{1}));
+  CHECK(max_last.later_wins(bool_byte{0}, bool_byte{128}));
+  CHECK_FALSE(max_last.later_wins(bool_byte{255}, bool_byte{0}));
+  CHECK(min_last.later_wins(bool_byte{7}, bool_byte{0}));
+  CHECK_FALSE(min_last.later_wins(bool_byte{0}, bool_byte{3}));
+  static_assert(std::is_same_v<fastscan::detail::stored_t<bool>, bool_byte>);
+  static_assert(std::is_same_v<fastscan::detail::stored_t<std::uint8_t>, std::uint8_t>);
+  CHECK(std::string(fastscan::detail::dtype_name<bool_byte>()) == "bool");
+}
+
 TEST_CASE("extreme operator follows the framework rule", "[host][ops]") {
   using fastscan::Extreme;
   using fastscan::Tie;

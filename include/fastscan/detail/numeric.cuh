@@ -21,10 +21,19 @@ inline constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T,
 template <class T>
 inline constexpr bool is_fp8_v = std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;
 
-//! Arithmetic type a value of T is compared or summed in: float for the 16- and 8-bit floats, T
-//! otherwise.
+//! bool as frameworks store it: one byte, true when it is not 0. A C++ bool holding another byte is
+//! undefined (loads may keep the byte, or only its low bit), and torch reads any nonzero byte as
+//! true, so the entry points read and write bool arrays as these (stored_t).
+struct bool_byte {
+  unsigned char byte;
+};
 template <class T>
-using arith_t = std::conditional_t<is_half_v<T> || is_fp8_v<T>, float, T>;
+using stored_t = std::conditional_t<std::is_same_v<T, bool>, bool_byte, T>;
+
+//! Arithmetic type a value of T is compared or summed in: float for the 16- and 8-bit floats, bool
+//! for bool bytes, T otherwise.
+template <class T>
+using arith_t = std::conditional_t<is_half_v<T> || is_fp8_v<T>, float, std::conditional_t<std::is_same_v<T, bool_byte>, bool, T>>;
 
 template <class T>
 FASTSCAN_HD arith_t<T> to_arith(const T& v) {
@@ -34,6 +43,18 @@ FASTSCAN_HD arith_t<T> to_arith(const T& v) {
     return __bfloat162float(v);
   } else if constexpr (is_fp8_v<T>) {
     return __half2float(__half(__nv_cvt_fp8_to_halfraw(v.__x, std::is_same_v<T, __nv_fp8_e4m3> ? __NV_E4M3 : __NV_E5M2)));
+  } else if constexpr (std::is_same_v<T, bool_byte>) {
+    return v.byte != 0;
+  } else {
+    return v;
+  }
+}
+
+//! A value as it is compared and written: a bool byte as 0 or 1, anything else as it is.
+template <class T>
+FASTSCAN_HD T canonical(const T& v) {
+  if constexpr (std::is_same_v<T, bool_byte>) {
+    return bool_byte{static_cast<unsigned char>(v.byte != 0)};
   } else {
     return v;
   }
@@ -76,7 +97,7 @@ FASTSCAN_HD bool equal(const T& a, const T& b) {
 //! The framework's name of a value type ("int64", "float16", ...), for messages and benchmark labels.
 template <class T>
 constexpr const char* dtype_name() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, bool_byte>) return "bool";
   else if constexpr (std::is_same_v<T, unsigned char>) return "uint8";
   else if constexpr (std::is_same_v<T, signed char>) return "int8";
   else if constexpr (std::is_same_v<T, short>) return "int16";

@@ -31,19 +31,21 @@ FASTSCAN_HD T flip_bits(T x, bits_t<T> mask) {
 //! bijection that keeps the order (cummax) or reverses it (cummin), undone as values are written.
 //! Ties stay ties and NaN stays NaN, so values, indices and NaN bits are those of a direct scan.
 //! Integers key as the unsigned integer of their width with the sign bit flipped for signed ones
-//! (so int8 and uint8 share a kernel too); floats flip their sign bit for cummin; bool its one bit.
+//! (so int8 and uint8 share a kernel too); floats flip their sign bit for cummin; bools (bytes made
+//! 0 or 1 first) their low bit.
 template <class T>
 struct order_key {
-  static_assert(std::is_arithmetic_v<T> || is_half_v<T>, "cummax / cummin take integers, bool and floats");
+  static constexpr bool boolean = std::is_same_v<T, bool> || std::is_same_v<T, bool_byte>;
+  static_assert(std::is_arithmetic_v<T> || is_half_v<T> || boolean, "cummax / cummin take integers, bool and floats");
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "1-, 2-, 4- or 8-byte elements");
   using bits = bits_t<T>;
-  static constexpr bool integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  static constexpr bool integer = std::is_integral_v<T> && !boolean;
   using type = std::conditional_t<integer, bits, T>;
   static constexpr bits sign = static_cast<bits>(bits{1} << (8 * sizeof(T) - 1));
   //! The mask of an extreme: cummax keeps the order, cummin reverses it.
   static constexpr bits mask(Extreme e) {
     const bits keep = integer && std::is_signed_v<T> ? sign : bits{0};
-    const bits reverse = std::is_same_v<T, bool> ? bits{1} : (integer ? static_cast<bits>(~bits{0}) : sign);
+    const bits reverse = boolean ? bits{1} : (integer ? static_cast<bits>(~bits{0}) : sign);
     return e == Extreme::max ? keep : static_cast<bits>(keep ^ reverse);
   }
 };
@@ -80,7 +82,7 @@ struct extreme_problem {
   using output_t = T;
   using side_t = Index;
   static constexpr bool side_is_row_index = true;  //!< (device/row_codes.cuh)
-  FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t row_pos) const { return {order(x), row_pos}; }
+  FASTSCAN_DEVICE acc_t lift(const T& x, std::int64_t row_pos) const { return {order(canonical(x)), row_pos}; }
   FASTSCAN_DEVICE T output(const acc_t& inclusive, const acc_t&, bool) const { return order(inclusive.value); }
   FASTSCAN_DEVICE Index side(const acc_t& inclusive) const { return static_cast<Index>(inclusive.index); }
 
