@@ -132,8 +132,9 @@ struct CumsumFn : torch::autograd::Function<CumsumFn> {
   }
 };
 
+// An integer or bool result (dtype=) is not differentiable: torch returns it without a gradient.
 Tensor cumsum_autograd(const Tensor& x, int64_t dim, std::optional<at::ScalarType> dtype) {
-  if (!needs_grad(x)) {
+  if (!needs_grad(x) || !at::isFloatingType(dtype.value_or(x.scalar_type()))) {
     at::AutoDispatchBelowADInplaceOrView below;
     return cumsum_op().call(x, dim, dtype);
   }
@@ -160,6 +161,9 @@ struct LogcumsumexpFn : torch::autograd::Function<LogcumsumexpFn> {
     const auto saved = ctx->get_saved_variables();
     const Tensor& x = saved[0];
     const Tensor& out = saved[1];
+    if (grad.dim() == 0 || grad.numel() == 0) {
+      return {grad, Tensor()};  // out = x (as torch: an infinite x passes its gradient through)
+    }
     const int64_t dim = ctx->saved_data["dim"].toInt();
     const Tensor floor = at::full({}, -std::numeric_limits<double>::infinity(), grad.options());
     const Tensor log_abs = grad.abs().log();

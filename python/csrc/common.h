@@ -116,13 +116,13 @@ inline void check_float_dtype(at::ScalarType t, const char* op) {
               " is not supported (float16, bfloat16, float32, float64)");
 }
 
-// Calls f(tag<T>) for the C++ type of a scan dtype (checked before). bool runs the uint8 kernels:
-// torch's bools are the bytes 0 and 1, whose sums, extremes and ties are uint8's (one kernel set
-// fewer to compile).
+// Calls f(tag<T>) for the C++ type of a scan dtype (checked before). bool has kernels of its own:
+// a bool tensor may hold any byte (u8.view(torch.bool)), which torch reads as true when not 0, and
+// so do the library's bool entry points; uint8's kernels would sum and compare the raw bytes.
 template <class F>
 void visit_scan_dtype(at::ScalarType t, F&& f) {
   switch (t) {
-    case at::kBool: return f(tag<std::uint8_t>{});
+    case at::kBool: return f(tag<bool>{});
     case at::kByte: return f(tag<std::uint8_t>{});
     case at::kChar: return f(tag<std::int8_t>{});
     case at::kShort: return f(tag<std::int16_t>{});
@@ -174,24 +174,9 @@ inline at::Tensor new_empty(at::IntArrayRef sizes, at::ScalarType dtype, const a
   return at::Tensor(at::detail::empty_cuda(sizes, dtype, like.device(), std::nullopt));
 }
 
-// An output tensor whose storage also holds `temp_bytes` of temp storage after its elements, at
-// a 256-byte boundary: one allocation instead of two; the temp part is never visible.
-struct OutputWithTemp {
-  at::Tensor out;
-  void* temp;
-};
-inline OutputWithTemp new_empty_with_temp(at::IntArrayRef sizes, at::ScalarType dtype, const at::Tensor& like,
-                                          std::size_t temp_bytes) {
-  const std::size_t used = (c10::multiply_integers(sizes) * c10::elementSize(dtype) + 255) / 256 * 256;
-  const at::Tensor buffer = new_empty({static_cast<int64_t>(used + temp_bytes)}, at::kByte, like);
-  auto impl = c10::make_intrusive<c10::TensorImpl>(c10::Storage(buffer.storage()), buffer.key_set(),
-                                                   c10::scalarTypeToTypeMeta(dtype));
-  impl->set_sizes_contiguous(sizes);
-  return {at::Tensor(std::move(impl)), static_cast<unsigned char*>(buffer.mutable_data_ptr()) + used};
-}
-
 // One size query (host only) and one call, the temp storage from the caching allocator on the
-// current stream; `call(temp, temp_bytes)` is a two-phase library call.
+// current stream in its own allocation (never inside an output's storage, which torch.save and
+// views would carry); `call(temp, temp_bytes)` is a two-phase library call (at least 1 byte).
 template <class Call>
 void two_phase(const char* op, const at::Tensor& like, Call&& call) {
   std::size_t bytes = 0;

@@ -3,6 +3,8 @@
 #include <torch/python.h>  // pybind11 and torch's tensor casters; not torch/extension.h's C++ frontend
 #include <torch/library.h>
 
+#include "scan_ops.h"
+
 TORCH_LIBRARY(fastscan, m) {
   // The fake (meta) kernels are registered in Python, in this module.
   m.set_python_module("fastscan._meta");
@@ -74,4 +76,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("cummax", &cummax_call);
   m.def("cummin", &cummin_call);
   m.def("cumsum", &cumsum_call);
+  m.def("enable", &fastscan_ext::enable_aten, "fastscan as the CUDA kernels of torch.cummax / cummin / cumsum / logcumsumexp");
+  m.def("disable", &fastscan_ext::disable_aten, "torch's own kernels again");
+  m.def("is_enabled", &fastscan_ext::aten_enabled);
 }

@@ -1,47 +1,60 @@
 // CUDA kernels of the scans: cummax, cummin, cumsum, logcumsumexp, the cummax / cummin gradient
 // and the benchmark's library-only loop. Each is one dtype switch, one size query and one call.
 #include "common.h"
+#include "scan_ops.h"
 
 #include <torch/library.h>
 
 namespace fastscan_ext {
-namespace {
 
 using at::Tensor;
 
-// Allocates the outputs and runs cummax (is_max) or cummin on a contiguous input.
+// cummax (is_max) or cummin of self along dim (wrapped) into values and indices of self's shape
+// and of self's dtype and int64; outputs that are not contiguous take a copy.
+void extreme_into(const Tensor& self, int64_t dim, bool is_max, const Tensor& values, const Tensor& indices) {
+  const char* op = is_max ? "fastscan.cummax" : "fastscan.cummin";
+  if (self.numel() == 0) {
+    return;
+  }
+  if (!values.is_contiguous() || !indices.is_contiguous()) {
+    const Tensor v = new_empty(self.sizes(), self.scalar_type(), self);
+    const Tensor i = new_empty(self.sizes(), at::kLong, self);
+    extreme_into(self, dim, is_max, v, i);
+    values.copy_(v);
+    indices.copy_(i);
+    return;
+  }
+  const Tensor x = self.contiguous();
+  const Shape3 shape = shape_along(x, dim);
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+  visit_scan_dtype(x.scalar_type(), [&](auto t) {
+    using T = typename decltype(t)::type;
+    two_phase(op, x, [&](void* temp, std::size_t& bytes) {
+      return is_max ? cummax<T>(temp, bytes, cptr<T>(x), mptr<T>(values), mptr<int64_t>(indices), shape, stream)
+                    : cummin<T>(temp, bytes, cptr<T>(x), mptr<T>(values), mptr<int64_t>(indices), shape, stream);
+    });
+  });
+}
+
+namespace {
+
+// Checks the input, allocates the outputs and runs cummax (is_max) or cummin.
 std::tuple<Tensor, Tensor> extreme(const Tensor& self, int64_t dim, bool is_max) {
   const char* op = is_max ? "fastscan.cummax" : "fastscan.cummin";
   check_cuda(self, op, "input");
   check_scan_dtype(self.scalar_type(), op);
   const int64_t d = wrap_dim(self, dim);
   const c10::cuda::CUDAGuard guard(self.device());
-  const Tensor x = self.contiguous();
-  if (x.numel() == 0) {
-    return {new_empty(x.sizes(), x.scalar_type(), x), new_empty(x.sizes(), at::kLong, x)};
-  }
-  const Shape3 shape = shape_along(x, d);
-  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-  Tensor values;
-  Tensor indices;
-  visit_scan_dtype(x.scalar_type(), [&](auto t) {
-    using T = typename decltype(t)::type;
-    const auto call = [&](void* temp, std::size_t& bytes, T* v, int64_t* i) {
-      return is_max ? cummax<T>(temp, bytes, cptr<T>(x), v, i, shape, stream)
-                    : cummin<T>(temp, bytes, cptr<T>(x), v, i, shape, stream);
-    };
-    std::size_t bytes = 0;
-    check_ok(call(nullptr, bytes, nullptr, nullptr), op);  // the size query reads no pointer
-    values = new_empty(x.sizes(), x.scalar_type(), x);
-    const OutputWithTemp idx = new_empty_with_temp(x.sizes(), at::kLong, x, bytes);
-    indices = idx.out;
-    check_ok(call(idx.temp, bytes, mptr<T>(values), mptr<int64_t>(indices)), op);
-  });
+  Tensor values = new_empty(self.sizes(), self.scalar_type(), self);
+  Tensor indices = new_empty(self.sizes(), at::kLong, self);
+  extreme_into(self, d, is_max, values, indices);
   return {values, indices};
 }
 
 std::tuple<Tensor, Tensor> cummax_cuda(const Tensor& self, int64_t dim) { return extreme(self, dim, true); }
 std::tuple<Tensor, Tensor> cummin_cuda(const Tensor& self, int64_t dim) { return extreme(self, dim, false); }
+
+}  // namespace
 
 // torch.cumsum's result type: int64 for integer and bool inputs unless `dtype` is given.
 at::ScalarType cumsum_result_type(const Tensor& self, std::optional<at::ScalarType> dtype) {
@@ -66,10 +79,8 @@ Tensor cumsum_cuda(const Tensor& self, int64_t dim, std::optional<at::ScalarType
   }
   x = x.contiguous();
   const at::ScalarType sum_type = float_sum ? result : at::kLong;
-  Tensor out;
-  if (x.numel() == 0) {
-    out = new_empty(x.sizes(), sum_type, x);
-  } else {
+  Tensor out = new_empty(x.sizes(), sum_type, x);
+  if (x.numel() > 0) {
     const Shape3 shape = shape_along(x, d);
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
     visit_scan_dtype(x.scalar_type(), [&](auto t) {
@@ -77,11 +88,9 @@ Tensor cumsum_cuda(const Tensor& self, int64_t dim, std::optional<at::ScalarType
       using Out = std::conditional_t<std::is_floating_point_v<T> || std::is_same_v<T, __half> ||
                                          std::is_same_v<T, __nv_bfloat16>,
                                      T, std::int64_t>;
-      std::size_t bytes = 0;
-      check_ok(cumsum<T, Out>(nullptr, bytes, nullptr, nullptr, shape, stream), op);  // reads no pointer
-      const OutputWithTemp o = new_empty_with_temp(x.sizes(), sum_type, x, bytes);
-      out = o.out;
-      check_ok(cumsum<T, Out>(o.temp, bytes, cptr<T>(x), mptr<Out>(out), shape, stream), op);
+      two_phase(op, x, [&](void* temp, std::size_t& bytes) {
+        return cumsum<T, Out>(temp, bytes, cptr<T>(x), mptr<Out>(out), shape, stream);
+      });
     });
   }
   return out.scalar_type() == result ? out : out.to(result);
@@ -107,6 +116,8 @@ Tensor logcumsumexp_cuda(const Tensor& self, int64_t dim) {
   }
   return out.scalar_type() == self.scalar_type() ? out : out.to(self.scalar_type());
 }
+
+namespace {
 
 // grad_in of cummax / cummin from the forward's indices, without atomics (see kernels.h).
 Tensor cummaxmin_backward_cuda(const Tensor& grad, const Tensor& indices, int64_t dim) {

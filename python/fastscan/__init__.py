@@ -3,6 +3,7 @@
 cummax / cummin / cumsum / logcumsumexp take torch's signatures and return torch's types; the
 segmented operators work on [S, C] feature rows keyed by int32 / int64 keys. CUDA tensors only.
 """
+import contextlib
 from collections import namedtuple
 
 import torch
@@ -21,7 +22,7 @@ except ImportError:  # a source tree that setup.py has not built
     __version__ = "unknown"
 
 __all__ = ["cummax", "cummin", "cumsum", "logcumsumexp", "segment_sum", "segment_sum_compact", "segmented_cumsum",
-           "voxel_sum", "bev_pool", "SegmentSum"]
+           "voxel_sum", "bev_pool", "SegmentSum", "enable", "disable", "is_enabled", "enabled"]
 
 _ops = torch.ops.fastscan
 
@@ -35,6 +36,36 @@ SegmentSum = namedtuple("SegmentSum", ["sums", "unique_keys", "num_segments"])
 _tracing = torch.compiler.is_compiling
 _overridden = torch.overrides.has_torch_function_unary
 _override = torch.overrides.handle_torch_function
+
+
+def enable():
+    """Makes fastscan the CUDA kernels of torch's own cummax, cummin, cumsum and logcumsumexp
+    (the functions, the methods and the cummax / cummin out= forms), process-wide, until disable():
+    existing models get the speed without edits. torch keeps its checks, dtype rules and autograd
+    formulas; dtypes fastscan does not take (complex) still run torch's kernels. torch warns once
+    that its CUDA kernels are overridden."""
+    _C.enable()
+
+
+def disable():
+    """torch's own CUDA kernels again."""
+    _C.disable()
+
+
+def is_enabled():
+    return _C.is_enabled()
+
+
+@contextlib.contextmanager
+def enabled():
+    """enable() inside a with block, and the previous state after it."""
+    was = _C.is_enabled()
+    _C.enable()
+    try:
+        yield
+    finally:
+        if not was:
+            _C.disable()
 
 
 def cummax(input, dim):

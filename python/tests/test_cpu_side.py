@@ -332,3 +332,10 @@ def test_fake_kernels_reject_tensors_on_two_devices(name):
         }
         with pytest.raises(RuntimeError, match=f"fastscan.{name}: .* must be on the input's device cuda:0, got cuda:1"):
             calls[name]()
+
+
+def test_cumsum_into_an_integer_dtype_is_not_differentiable():
+    x = torch.randn(5, 7, device="meta", requires_grad=True)
+    for out in (fastscan.cumsum(x, 1, dtype=torch.int64), torch.ops.fastscan.cumsum(x, 1, dtype=torch.int32)):
+        assert not out.requires_grad and out.dtype in (torch.int64, torch.int32)
+    assert fastscan.cumsum(x, 1, dtype=torch.float64).requires_grad

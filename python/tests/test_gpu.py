@@ -1,4 +1,6 @@
 """fastscan against torch on the GPU: equality, gradients, determinism, opcheck, devices, streams."""
+import math
+
 import pytest
 import torch
 
@@ -363,3 +365,111 @@ def test_fp8_bev_pool_backward_rounds_once():
     inside = ((keys >= 0) & (keys < 50)).unsqueeze(1)
     expected = torch.where(inside, grad_grid[keys.clamp(0, 49)], torch.zeros(())).to(torch.float8_e4m3fn)
     assert torch.equal(got.view(torch.uint8), expected.view(torch.uint8))
+
+
+# ---- torch's rules on what a tensor may hold, and what an output may carry
+
+def raw_bools(shape, seed=0):
+    """bool tensors over arbitrary bytes (u8.view(torch.bool)): torch reads any nonzero byte as true."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    u8 = torch.randint(0, 256, shape, generator=g, device="cuda", dtype=torch.uint8)
+    u8[torch.rand(shape, generator=g, device="cuda") < 0.4] = 0
+    return u8.view(torch.bool)
+
+
+@pytest.mark.parametrize("shape,dim", [((7,), 0), ((3, 100003), 1), ((4099, 5), 0), ((70001, 16), 0), ((257, 33, 3), 1)])
+def test_bool_bytes_read_as_torch_reads_them(shape, dim):
+    x = raw_bools(shape)
+    assert torch.equal(fastscan.cumsum(x, dim), torch.cumsum(x, dim))
+    for name in ("cummax", "cummin"):
+        ours, theirs = getattr(fastscan, name)(x, dim), getattr(torch, name)(x, dim)
+        assert torch.equal(ours.indices, theirs.indices)
+        assert torch.equal(ours.values.view(torch.uint8), theirs.values.view(torch.uint8))  # written as 0 / 1
+    few = torch.tensor([2, 0, 3, 1, 255, 0, 7], dtype=torch.uint8, device="cuda").view(torch.bool)
+    assert fastscan.cumsum(few, 0).tolist() == [1, 1, 2, 3, 4, 4, 5]
+
+
+def test_outputs_carry_no_hidden_storage():
+    x = sample((1000, 300), torch.float32, nans=False)
+    for out in (*fastscan.cummax(x, 1), *fastscan.cummin(x, 0), fastscan.cumsum(x, 1),
+                fastscan.cumsum(x.to(torch.int32), 0), fastscan.logcumsumexp(x, 1)):
+        assert out.untyped_storage().nbytes() == out.numel() * out.element_size()
+        assert out.storage_offset() == 0 and out.is_contiguous()
+
+
+def _run_isolated(code):
+    """Runs code in a fresh interpreter (a device-side assert loses the CUDA context): its stderr."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("bad", ["-32", "10**12", "5"])
+def test_cummaxmin_backward_rejects_indices_outside_their_column(bad):
+    # Indices of -32, of 10^12, and of positions after their own (another dim's indices) must never
+    # write outside grad_in: the launch fails through torch's device-assert path.
+    code = f"""
+import torch, fastscan
+grad = torch.ones(4, 3, device="cuda")
+indices = torch.zeros(4, 3, dtype=torch.int64, device="cuda")
+indices[1, 1] = {bad}
+torch.ops.fastscan.cummaxmin_backward(grad, indices, 1)
+torch.cuda.synchronize()
+print("no error")
+"""
+    code_rc, out = _run_isolated(code)
+    assert code_rc != 0 and "no error" not in out
+    assert "device-side assert" in out or "cummaxmin_backward" in out
+
+
+def test_cummaxmin_backward_with_valid_indices_still_matches_torch():
+    x = sample((64, 700), torch.float32, nans=False)
+    values, indices = torch.cummax(x, 1)
+    grad = torch.randn(64, 700, device="cuda")
+    expected = torch.zeros_like(x).scatter_add_(1, indices, grad)
+    torch.testing.assert_close(torch.ops.fastscan.cummaxmin_backward(grad, indices, 1), expected)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), 2.5])
+def test_logcumsumexp_0d_gradient_passes_through(value):
+    for fn in (fastscan.logcumsumexp, torch.logcumsumexp):
+        x = torch.tensor(value, device="cuda", requires_grad=True)
+        (g,) = torch.autograd.grad(fn(x, 0), x, torch.tensor(3.0, device="cuda"))
+        assert g.item() == 3.0
+
+
+def test_cumsum_into_an_integer_dtype_is_not_differentiable():
+    x = torch.randn(5, 7, device="cuda", requires_grad=True) * 10
+    ours, theirs = fastscan.cumsum(x, 1, dtype=torch.int64), torch.cumsum(x, 1, dtype=torch.int64)
+    assert not ours.requires_grad and not theirs.requires_grad
+    assert torch.equal(ours, theirs)
+
+
+BIG = 2**31 + 77
+
+
+@pytest.mark.skipif(torch.cuda.is_available() and torch.cuda.get_device_properties(0).total_memory < 60 * 2**30,
+                    reason="needs 60 GB of GPU memory")
+def test_every_scan_beyond_2_31_elements():
+    # Each op's output past 2^31 elements: its last entries against closed forms, and torch's own
+    # indexing of it (its metadata and storage as a tensor built by torch would have).
+    x = torch.zeros(BIG, dtype=torch.bool, device="cuda")
+    x[::3] = True
+    s = fastscan.cumsum(x, 0)
+    assert s.shape == (BIG,) and s.untyped_storage().nbytes() == BIG * 8
+    assert s[-1].item() == (BIG + 2) // 3 and s[2**31 + 1].item() == (2**31 + 1) // 3 + 1
+    assert s[torch.tensor([BIG - 1], device="cuda")].item() == (BIG + 2) // 3
+    del s
+    values, indices = fastscan.cummin(x, 0)
+    last = BIG - 1  # the last False at or before it (Tie::last)
+    assert indices[-1].item() == (last if last % 3 else last - 1) and not values[-1].item()
+    del values, indices
+    x = x.view(torch.uint8)
+    values, indices = fastscan.cummax(x, 0)
+    assert values[-1].item() == 1 and indices[-1].item() == BIG - 1 - (BIG - 1) % 3
+    del values, indices, x
+    y = torch.full((BIG,), -30.0, device="cuda")
+    out = fastscan.logcumsumexp(y, 0)
+    expected = torch.tensor(-30.0 + math.log(BIG), device="cuda")
+    torch.testing.assert_close(out[-1], expected, rtol=1e-4, atol=0)

@@ -10,7 +10,17 @@
 #include <fastscan/detail/divisor.cuh>
 #include <fastscan/inclusive_scan.cuh>
 
+#include <cassert>
 #include <iterator>
+
+// A device-side assert that NDEBUG leaves in, as torch's CUDA_KERNEL_ASSERT: the launch fails with
+// cudaErrorAssert and torch raises "device-side assert triggered" (the context is lost, as there).
+#define FASTSCAN_EXT_DEVICE_ASSERT(cond)                  \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      __assert_fail(#cond, __FILE__, __LINE__, __func__);  \
+    }                                                      \
+  } while (0)
 
 namespace fastscan_ext {
 namespace fs = FASTSCAN_NAMESPACE;
@@ -66,6 +76,13 @@ struct run_output {
   __host__ __device__ void write(std::int64_t flat, const acc_t& sum) const {
     const std::int64_t k = along(flat);
     const std::int64_t own = indices[flat];
+    // The indices are the caller's: one outside [0, k] would send a sum outside this column of
+    // grad_in (into another tensor). It fails the launch as torch's index checks do, writing nothing.
+    const bool in_column = own >= 0 && own <= k;
+    FASTSCAN_EXT_DEVICE_ASSERT(in_column && "cummaxmin_backward: each index must lie in [0, its position along dim]");
+    if (!in_column) {
+      return;
+    }
     if (own != k) {
       grad_in[flat] = fs::detail::convert_to<G>(acc_t{});
     }
