@@ -183,7 +183,7 @@ cudaError_t voxel_sum_passes(unsigned char* base, bool launch, std::size_t& used
   }
   if (err == cudaSuccess) err = number_segments(t, launch, sorted, numbers, S, stream);
   if (err == cudaSuccess) {
-    err = sum_runs<T>(t, launch, feature_rows<T>{feats, perm, C}, sorted, runs_to_numbers<Key>{sorted, numbers, nullptr}, sums, S,
+    err = sum_runs<T>(t, launch, feature_rows<T>{feats, perm, C}, sorted, runs_to_numbers<Key>{sorted, numbers, nullptr, S}, sums, S,
                       C, stream);
   }
   if (err == cudaSuccess && launch) {

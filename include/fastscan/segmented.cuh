@@ -104,23 +104,25 @@ cudaError_t number_segments(temp_carver& t, bool launch, const Key* keys, std::i
   return err;
 }
 
-//! segment_sum's arguments: sizes, pointers, arrays that share no byte, aligned temp storage (a
-//! size query needs no arrays).
+//! segment_sum's arguments: sizes, pointers, arrays that share no byte (outputs of M rows), aligned
+//! temp storage (a size query needs no arrays).
 template <class T, class Key, class Acc>
 bool segment_sum_args_valid(const void* d_temp, const T* feats, const Key* keys, const Key* unique_keys, const Acc* sums,
-                            const std::int64_t* num_segments, std::int64_t S, std::int64_t C) {
+                            const std::int64_t* num_segments, std::int64_t S, std::int64_t C, std::int64_t M) {
   const bool valid = num_segments != nullptr && feats != nullptr && keys != nullptr && unique_keys != nullptr && sums != nullptr &&
-                     all_apart({span_of(feats, S * C), span_of(keys, S), span_of(unique_keys, S), span_of(sums, S * C),
+                     all_apart({span_of(feats, S * C), span_of(keys, S), span_of(unique_keys, M), span_of(sums, M * C),
                                 span_of(num_segments, 1)});
-  return segment_args_valid(S, C, valid) &&
+  return M >= 0 && segment_args_valid(S, C, valid) &&
          (d_temp == nullptr || (num_segments != nullptr && (S == 0 || temp_aligned(d_temp))));
 }
 
+//! M: the rows of unique_keys and sums (segments past them are counted, not written).
 template <class T, class Key, class Acc>
 cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Key* unique_keys,
-                        Acc* sums, std::int64_t* num_segments, std::int64_t S, std::int64_t C, cudaStream_t stream) {
+                        Acc* sums, std::int64_t* num_segments, std::int64_t S, std::int64_t C, cudaStream_t stream,
+                        std::int64_t M) {
   static_assert(std::is_integral_v<Key>, "segment keys are integers");
-  if (!segment_sum_args_valid(d_temp, feats, keys, unique_keys, sums, num_segments, S, C)) {
+  if (!segment_sum_args_valid(d_temp, feats, keys, unique_keys, sums, num_segments, S, C, M)) {
     return cudaErrorInvalidValue;
   }
   // The passes carve the same pieces when sizing (null base) and when launching.
@@ -129,7 +131,7 @@ cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, c
     std::int64_t* const numbers = t.take<std::int64_t>(static_cast<std::size_t>(S));
     cudaError_t err = number_segments(t, launch, keys, numbers, S, stream);
     if (err == cudaSuccess) {
-      err = sum_runs<T>(t, launch, feature_rows<T>{feats, nullptr, C}, keys, runs_to_numbers<Key>{keys, numbers, unique_keys},
+      err = sum_runs<T>(t, launch, feature_rows<T>{feats, nullptr, C}, keys, runs_to_numbers<Key>{keys, numbers, unique_keys, M},
                         sums, S, C, stream);
     }
     if (err == cudaSuccess && launch) {
@@ -183,13 +185,15 @@ cudaError_t segmented_inclusive_scan(void* d_temp, std::size_t& temp_bytes, InIt
 
 //! One row per segment: unique_keys[v] is segment v's key, sums[v, c] the sum of its rows' channel
 //! c (accumulated directly in Acc, never by subtraction), and *num_segments (device memory) the
-//! number of segments V. The caller sizes unique_keys and sums for the most segments possible
-//! (S rows). Determinism and temp storage as for segmented_cumsum.
+//! number of segments V. unique_keys and sums have `max_segments` rows (S, the most segments there
+//! can be, when negative): segments from max_segments on are counted in V but not written, and
+//! rows from V on are left as they were. Determinism and temp storage as for segmented_cumsum.
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Key* unique_keys,
                         Acc* sums, std::int64_t* num_segments, std::int64_t S, std::int64_t C,
-                        cudaStream_t stream = nullptr) {
-  return detail::segment_sum(d_temp, temp_bytes, feats, keys, unique_keys, sums, num_segments, S, C, stream);
+                        cudaStream_t stream = nullptr, std::int64_t max_segments = -1) {
+  return detail::segment_sum(d_temp, temp_bytes, feats, keys, unique_keys, sums, num_segments, S, C, stream,
+                             max_segments < 0 ? S : max_segments);
 }
 
 //! The self-allocating forms (stream-ordered temp storage).
@@ -201,10 +205,11 @@ cudaError_t segmented_cumsum(const T* feats, const Key* keys, Acc* out, std::int
 }
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t segment_sum(const T* feats, const Key* keys, Key* unique_keys, Acc* sums, std::int64_t* num_segments,
-                        std::int64_t S, std::int64_t C, cudaStream_t stream = nullptr) {
+                        std::int64_t S, std::int64_t C, cudaStream_t stream = nullptr, std::int64_t max_segments = -1) {
   return detail::with_stream_temp(
       [&](void* d_temp, std::size_t& bytes) {
-        return detail::segment_sum(d_temp, bytes, feats, keys, unique_keys, sums, num_segments, S, C, stream);
+        return detail::segment_sum(d_temp, bytes, feats, keys, unique_keys, sums, num_segments, S, C, stream,
+                                   max_segments < 0 ? S : max_segments);
       },
       stream);
 }

@@ -24,7 +24,7 @@ using ExtremeSig = std::tuple<Tensor, Tensor>(const Tensor&, int64_t);
 using CumsumSig = Tensor(const Tensor&, int64_t, std::optional<at::ScalarType>);
 using ScanSig = Tensor(const Tensor&, int64_t);
 using BackwardSig = Tensor(const Tensor&, const Tensor&, int64_t);
-using SegmentSumSig = std::tuple<Tensor, Tensor, Tensor>(const Tensor&, const Tensor&);
+using SegmentSumSig = std::tuple<Tensor, Tensor, Tensor>(const Tensor&, const Tensor&, std::optional<int64_t>);
 using RowsSig = Tensor(const Tensor&, const Tensor&);
 using BevSig = Tensor(const Tensor&, const Tensor&, int64_t);
 using BevBackwardSig = Tensor(const Tensor&, const Tensor&, at::ScalarType);
@@ -195,22 +195,32 @@ Tensor segment_ids(const Tensor& keys) {
 }
 
 struct SegmentSumFn : torch::autograd::Function<SegmentSumFn> {
-  static variable_list forward(AutogradContext* ctx, const Tensor& feats, const Tensor& keys) {
+  static variable_list forward(AutogradContext* ctx, const Tensor& feats, const Tensor& keys,
+                               std::optional<int64_t> max_segments) {
     at::AutoDispatchBelowADInplaceOrView below;
-    auto [sums, unique_keys, num_segments] = segment_sum_op().call(feats, keys);
+    auto [sums, unique_keys, num_segments] = segment_sum_op().call(feats, keys, max_segments);
     ctx->saved_data["dtype"] = feats.scalar_type();
+    ctx->saved_data["rows"] = max_segments.has_value() ? c10::IValue(*max_segments) : c10::IValue();
     ctx->save_for_backward({keys});
     ctx->mark_non_differentiable({unique_keys, num_segments});
     return {sums, unique_keys, num_segments};
   }
+  // Each row gets its segment's gradient; a segment past max_segments rows was dropped: 0.
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const Tensor& grad_sums = grads[0];
     const Tensor keys = ctx->get_saved_variables()[0];
     if (!grad_sums.defined()) {
-      return {Tensor(), Tensor()};
+      return {Tensor(), Tensor(), Tensor()};
     }
     const auto dtype = ctx->saved_data["dtype"].toScalarType();
-    return {grad_sums.index_select(0, segment_ids(keys)).to(dtype), Tensor()};
+    Tensor ids = segment_ids(keys);
+    Tensor rows = grad_sums;
+    if (!ctx->saved_data["rows"].isNone()) {
+      const int64_t M = ctx->saved_data["rows"].toInt();
+      rows = at::cat({grad_sums, at::zeros({1, grad_sums.size(1)}, grad_sums.options())});
+      ids = ids.clamp_max(M);
+    }
+    return {rows.index_select(0, ids).to(dtype), Tensor(), Tensor()};
   }
 };
 
@@ -285,12 +295,13 @@ struct BevPoolFn : torch::autograd::Function<BevPoolFn> {
   }
 };
 
-std::tuple<Tensor, Tensor, Tensor> segment_sum_autograd(const Tensor& feats, const Tensor& keys) {
+std::tuple<Tensor, Tensor, Tensor> segment_sum_autograd(const Tensor& feats, const Tensor& keys,
+                                                        std::optional<int64_t> max_segments) {
   if (!needs_grad(feats)) {
     at::AutoDispatchBelowADInplaceOrView below;
-    return segment_sum_op().call(feats, keys);
+    return segment_sum_op().call(feats, keys, max_segments);
   }
-  const variable_list out = SegmentSumFn::apply(feats, keys);
+  const variable_list out = SegmentSumFn::apply(feats, keys, max_segments);
   return {out[0], out[1], out[2]};
 }
 

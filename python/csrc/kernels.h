@@ -51,11 +51,12 @@ template <class G>
 cudaError_t cummaxmin_backward(void* temp, std::size_t& temp_bytes, const G* grad, const std::int64_t* indices,
                                G* grad_in, Shape3 shape, cudaStream_t stream);
 
-// Segmented operators over [S, C] features with int64 keys (segmented.cuh, bev.cuh).
+// Segmented operators over [S, C] features with int64 keys (segmented.cuh, bev.cuh); segment_sum
+// writes at most M segments (its outputs' rows).
 template <class T>
 cudaError_t segment_sum(void* temp, std::size_t& temp_bytes, const T* feats, const std::int64_t* keys,
                         std::int64_t* unique_keys, seg_acc_t<T>* sums, std::int64_t* num_segments, std::int64_t S,
-                        std::int64_t C, cudaStream_t stream);
+                        std::int64_t C, std::int64_t M, cudaStream_t stream);
 template <class T>
 cudaError_t segmented_cumsum(void* temp, std::size_t& temp_bytes, const T* feats, const std::int64_t* keys,
                              seg_acc_t<T>* out, std::int64_t S, std::int64_t C, cudaStream_t stream);
@@ -70,8 +71,8 @@ cudaError_t bev_pool_backward(void* temp, std::size_t& temp_bytes, const seg_acc
                               const std::int64_t* keys, T* grad_feats, std::int64_t S, std::int64_t C,
                               std::int64_t num_cells, cudaStream_t stream);
 
-// Zeroes rows num_segments .. S - 1 of segment_sum's outputs (the count read on the device), so
-// that the [S, C] outputs hold no uninitialized memory.
+// Zeroes rows num_segments .. rows - 1 of segment_sum's outputs (the count read on the device), so
+// that the [rows, C] outputs hold no uninitialized memory.
 cudaError_t zero_segment_tail(std::int64_t* unique_keys, void* sums, std::size_t acc_bytes,
                               const std::int64_t* num_segments, std::int64_t S, std::int64_t C, cudaStream_t stream);
 

@@ -16,7 +16,9 @@ TORCH_LIBRARY(fastscan, m) {
   m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", pt2);
   m.def("logcumsumexp(Tensor self, int dim) -> Tensor", pt2);
   m.def("cummaxmin_backward(Tensor grad, Tensor indices, int dim) -> Tensor", pt2);
-  m.def("segment_sum(Tensor feats, Tensor keys) -> (Tensor sums, Tensor unique_keys, Tensor num_segments)", pt2);
+  m.def("segment_sum(Tensor feats, Tensor keys, int? max_segments=None) -> (Tensor sums, Tensor unique_keys, Tensor "
+        "num_segments)",
+        pt2);
   m.def("segmented_cumsum(Tensor feats, Tensor keys) -> Tensor", pt2);
   m.def("voxel_sum(Tensor feats, Tensor keys) -> Tensor", pt2);
   m.def("bev_pool(Tensor feats, Tensor keys, int num_cells) -> Tensor", pt2);

@@ -51,31 +51,38 @@ Rows rows_of(const Tensor& feats, const Tensor& keys) {
           feats.size(1)};
 }
 
-std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const Tensor& keys) {
+// [M, C] sums of the first M segments (M = max_segments, or S: every segment fits), their keys and
+// the count of all segments.
+std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const Tensor& keys,
+                                                    std::optional<int64_t> max_segments) {
   const char* op = "fastscan.segment_sum";
   check_rows(feats, keys, op);
   TORCH_CHECK(feats.size(1) > 0 || feats.size(0) == 0, op, ": feats must have at least one channel, got shape ",
               shape_str(feats.sizes()));
+  TORCH_CHECK(max_segments.value_or(0) >= 0, op, ": max_segments must be >= 0, got ",
+              std::to_string(max_segments.value_or(0)));
   const c10::cuda::CUDAGuard guard(feats.device());
   const Rows r = rows_of(feats, keys);
+  const int64_t M = max_segments.value_or(r.S);
   const auto acc = acc_type(feats.scalar_type());
-  if (r.S == 0) {
-    return {r.feats.to(acc, false, true), keys.clone(), at::zeros({1}, r.keys.options())};
-  }
-  Tensor unique_keys = at::empty({r.S}, r.keys.options());
-  Tensor sums = at::empty({r.S, r.C}, r.feats.options().dtype(acc));
+  Tensor unique_keys = at::empty({M}, r.keys.options());
+  Tensor sums = at::empty({M, r.C}, r.feats.options().dtype(acc));
   Tensor num_segments = at::empty({1}, r.keys.options());
-  {
+  if (r.S == 0) {
+    unique_keys.zero_();
+    sums.zero_();
+    num_segments.zero_();
+  } else {
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
     visit_float_dtype(r.feats.scalar_type(), [&](auto t) {
       using T = typename decltype(t)::type;
       using A = seg_acc_t<T>;
       two_phase(op, r.feats, [&](void* temp, std::size_t& bytes) {
         return segment_sum<T>(temp, bytes, cptr<T>(r.feats), cptr<int64_t>(r.keys), mptr<int64_t>(unique_keys),
-                              mptr<A>(sums), mptr<int64_t>(num_segments), r.S, r.C, stream);
+                              mptr<A>(sums), mptr<int64_t>(num_segments), r.S, r.C, M, stream);
       });
       check_ok(zero_segment_tail(mptr<int64_t>(unique_keys), sums.mutable_data_ptr(), sizeof(A),
-                                 cptr<int64_t>(num_segments), r.S, r.C, stream),
+                                 cptr<int64_t>(num_segments), M, r.C, stream),
                op);
     });
   }

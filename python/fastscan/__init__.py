@@ -100,11 +100,14 @@ def logcumsumexp(input, dim):
     return _ops.logcumsumexp.default(input, dim)
 
 
-def segment_sum(feats, keys):
-    """One row per run of equal keys of feats [S, C]: SegmentSum(sums [S, C], unique_keys [S],
-    num_segments [1] int64). Only the first num_segments rows are segments (the rest are 0); the
-    count stays on the device, so nothing synchronizes: slice with segment_sum_compact or yourself."""
-    return SegmentSum(*_ops.segment_sum.default(feats, keys))
+def segment_sum(feats, keys, max_segments=None):
+    """One row per run of equal keys of feats [S, C]: SegmentSum(sums [M, C], unique_keys [M],
+    num_segments [1] int64), M = max_segments or S (the most segments there can be). The first
+    min(num_segments, M) rows are segments, the rest 0; segments past M are dropped (their rows get
+    no gradient) but counted. The count stays on the device, so nothing synchronizes: slice with
+    segment_sum_compact or yourself. Pass max_segments when you know a bound (the number of cells,
+    of voxels): the sums then write M rows, not S."""
+    return SegmentSum(*_ops.segment_sum.default(feats, keys, max_segments))
 
 
 def segment_sum_compact(feats, keys):

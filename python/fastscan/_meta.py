@@ -1,8 +1,8 @@
 """Fake (meta) kernels of the fastscan operators, for FakeTensor, meta tensors and torch.compile.
 
 Each computes the output shapes and dtypes exactly as the CUDA kernel does and raises the same
-errors for bad arguments. No output size depends on data (segment_sum returns S rows and the
-count as a tensor), so none needs a dynamic size. The autograd formulas are registered in C++
+errors for bad arguments. No output size depends on data (segment_sum returns S rows, or the
+max_segments asked for, and the count as a tensor), so none needs a dynamic size. The autograd formulas are registered in C++
 (csrc/autograd.cpp) on DispatchKey::Autograd.
 """
 import torch
@@ -128,11 +128,14 @@ def _check_rows(op, feats, keys):
 
 
 @register_fake("fastscan::segment_sum")
-def _segment_sum(feats, keys):
+def _segment_sum(feats, keys, max_segments=None):
     S, C = _check_rows("segment_sum", feats, keys)
     if C == 0 and S != 0:
         raise RuntimeError(f"fastscan.segment_sum: feats must have at least one channel, got shape {list(feats.shape)}")
-    return (_like(feats, (S, C), acc_dtype(feats.dtype)), _like(keys, (S,), keys.dtype),
+    if max_segments is not None and max_segments < 0:
+        raise RuntimeError(f"fastscan.segment_sum: max_segments must be >= 0, got {max_segments}")
+    M = S if max_segments is None else max_segments
+    return (_like(feats, (M, C), acc_dtype(feats.dtype)), _like(keys, (M,), keys.dtype),
             _like(keys, (1,), torch.int64))
 
 

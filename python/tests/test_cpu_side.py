@@ -339,3 +339,14 @@ def test_cumsum_into_an_integer_dtype_is_not_differentiable():
     for out in (fastscan.cumsum(x, 1, dtype=torch.int64), torch.ops.fastscan.cumsum(x, 1, dtype=torch.int32)):
         assert not out.requires_grad and out.dtype in (torch.int64, torch.int32)
     assert fastscan.cumsum(x, 1, dtype=torch.float64).requires_grad
+
+
+def test_fake_segment_sum_max_segments():
+    feats = torch.randn(50, 8, device="meta", dtype=torch.float16)
+    keys = torch.zeros(50, device="meta", dtype=torch.int32)
+    sums, unique_keys, count = fastscan.segment_sum(feats, keys, max_segments=7)
+    assert sums.shape == (7, 8) and sums.dtype == torch.float32 and unique_keys.shape == (7,)
+    assert unique_keys.dtype == torch.int32 and count.shape == (1,)
+    assert fastscan.segment_sum(feats, keys).sums.shape == (50, 8)
+    with pytest.raises(RuntimeError, match="max_segments must be >= 0"):
+        fastscan.segment_sum(feats, keys, max_segments=-1)

@@ -473,3 +473,23 @@ def test_every_scan_beyond_2_31_elements():
     out = fastscan.logcumsumexp(y, 0)
     expected = torch.tensor(-30.0 + math.log(BIG), device="cuda")
     torch.testing.assert_close(out[-1], expected, rtol=1e-4, atol=0)
+
+
+@pytest.mark.parametrize("cut", [-5, 0, 9])  # fewer rows than segments, exactly as many, more
+def test_segment_sum_max_segments(cut):
+    keys, feats = keys_and_feats(5000, 6, torch.float32, 40)
+    keys = keys.sort().values
+    feats.requires_grad_()
+    full = fastscan.segment_sum(feats, keys)
+    V = int(full.num_segments.item())
+    M = V + cut
+    out = fastscan.segment_sum(feats, keys, max_segments=M)
+    assert out.sums.shape == (M, 6) and out.unique_keys.shape == (M,) and int(out.num_segments.item()) == V
+    n = min(M, V)
+    assert torch.equal(out.sums[:n], full.sums[:n]) and torch.equal(out.unique_keys[:n], full.unique_keys[:n])
+    assert not out.sums[n:].any() and not out.unique_keys[n:].any()
+    w = torch.randn(M, 6, device="cuda")
+    (g,) = torch.autograd.grad(out.sums, feats, w)
+    ids = torch.cat([torch.zeros(1, dtype=torch.long, device="cuda"), (keys[1:] != keys[:-1]).long().cumsum(0)])
+    expected = torch.where((ids < M).unsqueeze(1), w[ids.clamp_max(M - 1)], torch.zeros((), device="cuda"))
+    assert torch.equal(g, expected)

@@ -13,7 +13,7 @@ SCHEMAS = {
     "cummin": "fastscan::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)",
     "cumsum": "fastscan::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
     "logcumsumexp": "fastscan::logcumsumexp(Tensor self, int dim) -> Tensor",
-    "segment_sum": "fastscan::segment_sum(Tensor feats, Tensor keys) -> "
+    "segment_sum": "fastscan::segment_sum(Tensor feats, Tensor keys, int? max_segments=None) -> "
                    "(Tensor sums, Tensor unique_keys, Tensor num_segments)",
     "bev_pool": "fastscan::bev_pool(Tensor feats, Tensor keys, int num_cells) -> Tensor",
 }

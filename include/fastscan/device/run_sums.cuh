@@ -205,15 +205,20 @@ struct runs_to_cells {
 };
 
 //! Runs numbered by `numbers` (the inclusive count of heads at each row): run v goes to row v - 1,
-//! and its key to unique_keys[v - 1] when unique_keys is given.
+//! and its key to unique_keys[v - 1] when unique_keys is given; runs past the output's `rows` are
+//! dropped.
 template <class Key>
 struct runs_to_numbers {
   const Key* keys;
   const std::int64_t* numbers;
   Key* unique_keys;
+  std::int64_t rows;
   template <int V, class Acc>
   FASTSCAN_DEVICE void write(Acc* out, std::int64_t C, std::int64_t head, std::int64_t col, const Acc (&acc)[V], int n) const {
     const std::int64_t v = __ldg(numbers + head) - 1;
+    if (v >= rows) {
+      return;
+    }
     if (col == 0 && unique_keys != nullptr) {
       unique_keys[v] = __ldg(keys + head);
     }

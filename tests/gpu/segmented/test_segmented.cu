@@ -39,6 +39,60 @@ TEST_CASE("a small segment after a long one keeps its digits", "[gpu][segmented]
   CHECK(std::fabs(sums[0] - 1000.0 * big) / (1000.0 * big) < 1e-6);
 }
 
+TEST_CASE("segment_sum into max_segments rows writes the first segments and counts them all", "[gpu][segmented]") {
+  // Segments past max_segments are counted in num_segments but not written; rows past the count
+  // keep what they held (poisoned here).
+  const std::int64_t S = 50021, C = 3;
+  std::vector<std::int64_t> keys(static_cast<std::size_t>(S));
+  host_array<double> feats(static_cast<std::size_t>(S * C));
+  std::int64_t key = 0;
+  for (std::int64_t i = 0; i < S; ++i) {
+    key += (i * 2654435761u) % 7 == 0;  // runs of varied lengths
+    keys[static_cast<std::size_t>(i)] = key;
+    for (std::int64_t c = 0; c < C; ++c) feats[static_cast<std::size_t>(i * C + c)] = static_cast<double>((i + c) % 13) - 6;
+  }
+  std::vector<double> want;
+  std::vector<std::int64_t> want_keys;
+  for (std::int64_t i = 0; i < S; ++i) {
+    if (i == 0 || keys[static_cast<std::size_t>(i)] != keys[static_cast<std::size_t>(i - 1)]) {
+      want.resize(want.size() + C, 0.0);
+      want_keys.push_back(keys[static_cast<std::size_t>(i)]);
+    }
+    for (std::int64_t c = 0; c < C; ++c) want[want.size() - C + c] += feats[static_cast<std::size_t>(i * C + c)];
+  }
+  const auto V = static_cast<std::int64_t>(want_keys.size());
+  device_buffer<double> d_feats(feats.size());
+  device_buffer<std::int64_t> d_keys(keys.size()), d_count(1);
+  d_feats.upload(feats);
+  d_keys.upload(keys);
+  for (const std::int64_t M : {V - 7, V, V + 5, std::int64_t{0}}) {
+    CAPTURE(V, M);
+    device_buffer<double> d_sums(static_cast<std::size_t>(M * C + 1));
+    device_buffer<std::int64_t> d_unique(static_cast<std::size_t>(M + 1));
+    d_sums.poison();
+    d_unique.poison();
+    CUDA_REQUIRE(fastscan::segment_sum(d_feats.ptr, d_keys.ptr, d_unique.ptr, d_sums.ptr, d_count.ptr, S, C, nullptr, M));
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    CHECK(d_count.download()[0] == V);
+    const auto sums = d_sums.download();
+    const auto unique = d_unique.download();
+    std::int64_t wrong = 0, touched = 0;
+    for (std::int64_t v = 0; v <= M; ++v) {  // row M is past the output: a guard
+      const bool segment = v < std::min(M, V);
+      for (std::int64_t c = 0; c < (v < M ? C : 1); ++c) {
+        const double got = sums[static_cast<std::size_t>(v * C + c)];
+        double poison;
+        std::memset(&poison, 0x5b, sizeof poison);
+        if (segment) wrong += got != want[static_cast<std::size_t>(v * C + c)];
+        else touched += std::memcmp(&got, &poison, sizeof got) != 0;
+      }
+      if (segment) wrong += unique[static_cast<std::size_t>(v)] != want_keys[static_cast<std::size_t>(v)];
+    }
+    CHECK(wrong == 0);
+    CHECK(touched == 0);
+  }
+}
+
 TEST_CASE("segment sums of runs that end where a range of summed rows ends, or a row off", "[gpu][segmented]") {
   // segment_sum sums ranges of rows (fastscan::detail::run_sum_rows) and finishes the runs that
   // cross them from the ranges' partial sums: runs over several ranges, ending exactly at a
@@ -111,6 +165,10 @@ TEST_CASE("segmented entry points reject bad arguments before any launch", "[hos
   CHECK(fastscan::segment_sum(nullptr, bytes, f, k, k, f, static_cast<std::int64_t*>(nullptr), 10, 4) == bad);
   CHECK(fastscan::segment_sum(nullptr, bytes, f, k, static_cast<std::int64_t*>(nullptr), f, count, 10, 4) == bad);
   CHECK(fastscan::segment_sum(nullptr, bytes, f, k, k, f, count, 10, 0) == bad);
+  float* f2 = reinterpret_cast<float*>(4096);
+  std::int64_t* u = reinterpret_cast<std::int64_t*>(1 << 20);
+  CHECK(fastscan::segment_sum(nullptr, bytes, f, k + 64, u, f2, count + 8192, 10, 4, nullptr, 3) == cudaSuccess);
+  CHECK(fastscan::segment_sum(nullptr, bytes, f, k + 64, u, f2, count + 8192, 10, 4, nullptr, 1 << 30) == bad);  // sums over keys
   CHECK(fastscan::segmented_inclusive_scan(nullptr, bytes, f, static_cast<const std::int64_t*>(nullptr), f,
                                            fastscan::sum_op{}, 10, 4) == bad);
   // Nothing to scan is no error, and the size query still answers.
