@@ -1,9 +1,12 @@
 // Forward-fills document starts over a packed sequence, the long-context training use case:
 // doc_start[i] = cummax(is_boundary * position)[i] over 65536 positions, checked against a host loop,
-// and timed back to back.
+// and timed back to back. `doc_starts --plan [OUTER LEN INNER]` prints the plan fastscan takes for a
+// shape (the example's by default) and exits.
 #include <fastscan/cummax.cuh>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -16,7 +19,13 @@
     }                                                                                        \
   } while (0)
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--plan") == 0) {
+    const auto at = [&](int i, long long fallback) { return argc > i ? std::atoll(argv[i]) : fallback; };
+    const fastscan::Shape3 s{at(2, 1), at(3, 65536), at(4, 1)};
+    std::printf("cummax int64: %s\n", fastscan::explain_cummax<std::int64_t>(s).c_str());
+    return 0;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("doc_starts: no CUDA device on this machine; the example needs a GPU to run.\n");

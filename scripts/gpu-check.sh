@@ -29,6 +29,8 @@
 #                                       release (scripts/ab.sh --against; a binary built where git
 #                                       is, or carried: build-gate/), its table in $OUT/gate.md
 #   scripts/gpu-check.sh all [REGEX]    test, then the gate, then bench
+#   scripts/gpu-check.sh package        the torch package built in place, its pytest (GPU tests included)
+#   scripts/gpu-check.sh probes [LOG2N] the warp-specialised scan probes (bench/probe_ws.cu, probe_cub36.cu)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${FASTSCAN_BUILD_DIR:-build}
@@ -128,6 +130,19 @@ case "${1:-all}" in
     "$0" gate
     "$0" bench "${2:-.}"
     ;;
+  package)
+    # The torch package against the machine's torch, built in place (16 cores: about a minute),
+    # and its pytest with the GPU tests; the log in $out/package.log.
+    (cd python && MAX_JOBS=${MAX_JOBS:-$(nproc)} python3 setup.py -q build_ext --inplace > "$out/package-build.log" 2>&1) ||
+      { tail -n 30 "$out/package-build.log"; exit 1; }
+    (cd python && python3 -m pytest tests -q -rs -p no:cacheprovider) 2>&1 | tee "$out/package.log" | tail -n 15
+    ;;
+  probes)
+    # The speed issue's experiments (bench/NOTES.md item 1), where built.
+    for p in fastscan_probe_ws fastscan_probe_cub36; do
+      if [ -x "$build/bench/$p" ]; then "$build/bench/$p" ${2:-} 2>&1 | tee "$out/$p.log"; fi
+    done
+    ;;
   fuzz)
     BUILD=$build OUT=$out bash scripts/fuzz.sh "${2:-600}" "${3:-300}"
     ;;
@@ -148,7 +163,7 @@ case "${1:-all}" in
     ! grep -q " [1-9][0-9]* failed\|no result" "$dir/summary.txt"
     ;;
   *)
-    echo "usage: $0 build|deps|test|sanitize|gate [REF]|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]" >&2
+    echo "usage: $0 build|deps|test|sanitize|gate [REF]|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]|package|probes [LOG2N]" >&2
     exit 2
     ;;
 esac

@@ -163,4 +163,13 @@ cudaError_t extreme_scan(const T* in, T* values, Index* indices, Shape3 shape, E
                                  : cummin(in, values, indices, shape, stream, tie);
 }
 
+//! The plan cummax<T, Index> and cummin take for `shape` on the current device, in words (as
+//! explain_cumsum).
+template <class T, class Index = std::int64_t>
+std::string explain_cummax(Shape3 shape) {
+  using problem = decltype(detail::extreme_kernel<Extreme::max, Tie::last, FASTSCAN_SHARED_EXTREME_KERNELS != 0>::problem(
+      static_cast<const T*>(nullptr), static_cast<T*>(nullptr), static_cast<Index*>(nullptr)));
+  return detail::explain_problem<problem>(shape);
+}
+
 FASTSCAN_NAMESPACE_END

@@ -62,4 +62,12 @@ cudaError_t exclusive_cumsum(const T* in, Out* out, Shape3 shape, cudaStream_t s
   return detail::sum_scan(detail::stream_temp{}, in, out, shape, true, stream);
 }
 
+//! The plan cumsum<T, Out> (and exclusive_cumsum) takes for `shape` on the current device, in words:
+//! the kernel, its tiles and whether they look back. Host only: launches nothing. For reporting a
+//! shape that runs slower than its bytes say.
+template <class T, class Out = T>
+std::string explain_cumsum(Shape3 shape) {
+  return detail::explain_problem<typename detail::sum_entry<T, Out>::problem>(shape);
+}
+
 FASTSCAN_NAMESPACE_END

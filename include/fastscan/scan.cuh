@@ -9,6 +9,7 @@
 #include <fastscan/block/block_scan.cuh>
 #include <fastscan/cummax.cuh>
 #include <fastscan/cumsum.cuh>
+#include <fastscan/extension.cuh>
 #include <fastscan/inclusive_scan.cuh>
 #include <fastscan/namespace.hpp>
 #include <fastscan/ops/value_index.cuh>

@@ -52,6 +52,33 @@ const auto& bev_pool_backward_op() {
 
 bool needs_grad(const Tensor& x) { return at::GradMode::is_enabled() && x.requires_grad(); }
 
+// A Function's outputs as the operator returns them.
+template <class Out>
+Out outputs_of(const variable_list& v) {
+  if constexpr (std::is_same_v<Out, Tensor>) {
+    return v[0];
+  } else if constexpr (std::tuple_size_v<Out> == 2) {
+    return {v[0], v[1]};
+  } else {
+    return {v[0], v[1], v[2]};
+  }
+}
+template <class Out>
+Out outputs_of(Tensor t) {
+  return t;
+}
+
+// Every operator's Autograd kernel: its autograd Function when the input takes a gradient, else
+// the backend kernel below autograd (no graph, nothing saved).
+template <class Fn, class Out, class Op, class... Args>
+Out autograd_kernel(const Op& op, bool grad, const Tensor& x, const Args&... args) {
+  if (!grad) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return op.call(x, args...);
+  }
+  return outputs_of<Out>(Fn::apply(x, args...));
+}
+
 // Reverse scan along dim through a forward one (a reverse mode in the library would save the flips).
 template <class Scan>
 Tensor reversed(const Tensor& x, int64_t dim, Scan&& scan) {
@@ -103,12 +130,8 @@ struct ExtremeFn : torch::autograd::Function<ExtremeFn<IsMax>> {
 
 template <bool IsMax>
 std::tuple<Tensor, Tensor> extreme_autograd(const Tensor& x, int64_t dim) {
-  if (!needs_grad(x)) {
-    at::AutoDispatchBelowADInplaceOrView below;
-    return (IsMax ? cummax_op() : cummin_op()).call(x, dim);
-  }
-  const variable_list out = ExtremeFn<IsMax>::apply(x, dim);
-  return {out[0], out[1]};
+  return autograd_kernel<ExtremeFn<IsMax>, std::tuple<Tensor, Tensor>>(IsMax ? cummax_op() : cummin_op(), needs_grad(x),
+                                                                       x, dim);
 }
 
 // ---- cumsum: a reverse cumsum of the gradient, in the input's dtype (as torch).
@@ -134,11 +157,8 @@ struct CumsumFn : torch::autograd::Function<CumsumFn> {
 
 // An integer or bool result (dtype=) is not differentiable: torch returns it without a gradient.
 Tensor cumsum_autograd(const Tensor& x, int64_t dim, std::optional<at::ScalarType> dtype) {
-  if (!needs_grad(x) || !at::isFloatingType(dtype.value_or(x.scalar_type()))) {
-    at::AutoDispatchBelowADInplaceOrView below;
-    return cumsum_op().call(x, dim, dtype);
-  }
-  return CumsumFn::apply(x, dim, dtype);
+  const bool grad = needs_grad(x) && at::isFloatingType(dtype.value_or(x.scalar_type()));
+  return autograd_kernel<CumsumFn, Tensor>(cumsum_op(), grad, x, dim, dtype);
 }
 
 // ---- logcumsumexp: d out_i / d x_j = exp(x_j - out_i) for j <= i. The positive and negative
@@ -177,11 +197,7 @@ struct LogcumsumexpFn : torch::autograd::Function<LogcumsumexpFn> {
 };
 
 Tensor logcumsumexp_autograd(const Tensor& x, int64_t dim) {
-  if (!needs_grad(x)) {
-    at::AutoDispatchBelowADInplaceOrView below;
-    return logcumsumexp_op().call(x, dim);
-  }
-  return LogcumsumexpFn::apply(x, dim);
+  return autograd_kernel<LogcumsumexpFn, Tensor>(logcumsumexp_op(), needs_grad(x), x, dim);
 }
 
 // ---- segmented operators: the gradients are again segmented sums or gathers of the keys' runs.
@@ -297,36 +313,17 @@ struct BevPoolFn : torch::autograd::Function<BevPoolFn> {
 
 std::tuple<Tensor, Tensor, Tensor> segment_sum_autograd(const Tensor& feats, const Tensor& keys,
                                                         std::optional<int64_t> max_segments) {
-  if (!needs_grad(feats)) {
-    at::AutoDispatchBelowADInplaceOrView below;
-    return segment_sum_op().call(feats, keys, max_segments);
-  }
-  const variable_list out = SegmentSumFn::apply(feats, keys, max_segments);
-  return {out[0], out[1], out[2]};
+  return autograd_kernel<SegmentSumFn, std::tuple<Tensor, Tensor, Tensor>>(segment_sum_op(), needs_grad(feats), feats,
+                                                                          keys, max_segments);
 }
-
 Tensor segmented_cumsum_autograd(const Tensor& feats, const Tensor& keys) {
-  if (!needs_grad(feats)) {
-    at::AutoDispatchBelowADInplaceOrView below;
-    return segmented_cumsum_op().call(feats, keys);
-  }
-  return SegmentedCumsumFn::apply(feats, keys);
+  return autograd_kernel<SegmentedCumsumFn, Tensor>(segmented_cumsum_op(), needs_grad(feats), feats, keys);
 }
-
 Tensor voxel_sum_autograd(const Tensor& feats, const Tensor& keys) {
-  if (!needs_grad(feats)) {
-    at::AutoDispatchBelowADInplaceOrView below;
-    return voxel_sum_op().call(feats, keys);
-  }
-  return VoxelSumFn::apply(feats, keys);
+  return autograd_kernel<VoxelSumFn, Tensor>(voxel_sum_op(), needs_grad(feats), feats, keys);
 }
-
 Tensor bev_pool_autograd(const Tensor& feats, const Tensor& keys, int64_t num_cells) {
-  if (!needs_grad(feats)) {
-    at::AutoDispatchBelowADInplaceOrView below;
-    return bev_pool_op().call(feats, keys, num_cells);
-  }
-  return BevPoolFn::apply(feats, keys, num_cells);
+  return autograd_kernel<BevPoolFn, Tensor>(bev_pool_op(), needs_grad(feats), feats, keys, num_cells);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // dispatch and the two-phase temp storage from PyTorch's caching allocator.
 #pragma once
 
+#include "generated/dtypes.h"
 #include "kernels.h"
 
 // Per-operator headers: ATen/ATen.h (every operator) doubles the compile of these files.
@@ -93,70 +94,81 @@ struct tag {
   using type = T;
 };
 
-// The ten element types of cummax / cummin (and of cumsum's inputs).
+// The dtypes with kernels, per operator family, from the dtype table (fastscan/_dtypes.py, through
+// the generated dtypes.h): X(ScalarType, C++ type) lists and their names for messages.
+#define FASTSCAN_EXT_IS(S, T) case at::k##S:
+#define FASTSCAN_EXT_VISIT(S, T) \
+  case at::k##S:                 \
+    return f(tag<T>{});
+
+// cummax / cummin and cumsum's inputs. bool has kernels of its own: a bool tensor may hold any byte
+// (u8.view(torch.bool)), which torch reads as true when not 0, and so do the library's bool entry
+// points; uint8's kernels would sum and compare the raw bytes.
 inline bool is_scan_dtype(at::ScalarType t) {
   switch (t) {
-    case at::kBool: case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kHalf: case at::kBFloat16: case at::kFloat: case at::kDouble:
-      return true;
+    FASTSCAN_EXT_SCAN_DTYPES(FASTSCAN_EXT_IS)
+    return true;
     default:
       return false;
   }
 }
-inline bool is_float_dtype(at::ScalarType t) {
-  return t == at::kHalf || t == at::kBFloat16 || t == at::kFloat || t == at::kDouble;
-}
-
-inline void check_scan_dtype(at::ScalarType t, const char* op) {
-  TORCH_CHECK(is_scan_dtype(t), op, ": dtype ", dtype_name(t),
-              " is not supported (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)");
-}
-inline void check_float_dtype(at::ScalarType t, const char* op) {
-  TORCH_CHECK(is_float_dtype(t), op, ": dtype ", dtype_name(t),
-              " is not supported (float16, bfloat16, float32, float64)");
-}
-
-// Calls f(tag<T>) for the C++ type of a scan dtype (checked before). bool has kernels of its own:
-// a bool tensor may hold any byte (u8.view(torch.bool)), which torch reads as true when not 0, and
-// so do the library's bool entry points; uint8's kernels would sum and compare the raw bytes.
 template <class F>
 void visit_scan_dtype(at::ScalarType t, F&& f) {
   switch (t) {
-    case at::kBool: return f(tag<bool>{});
-    case at::kByte: return f(tag<std::uint8_t>{});
-    case at::kChar: return f(tag<std::int8_t>{});
-    case at::kShort: return f(tag<std::int16_t>{});
-    case at::kInt: return f(tag<std::int32_t>{});
-    case at::kLong: return f(tag<std::int64_t>{});
-    case at::kHalf: return f(tag<__half>{});
-    case at::kBFloat16: return f(tag<__nv_bfloat16>{});
-    case at::kFloat: return f(tag<float>{});
-    case at::kDouble: return f(tag<double>{});
-    default: TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
+    FASTSCAN_EXT_SCAN_DTYPES(FASTSCAN_EXT_VISIT)
+    default:
+      TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
   }
 }
 
-// fp8 (e4m3fn) features have kernels of their own only in a build with FASTSCAN_NATIVE_FP8=1
-// (they are the slowest to compile); otherwise they are widened to float16 first, exactly.
+// The floating types: logcumsumexp's inputs and the gradients.
+inline bool is_float_dtype(at::ScalarType t) {
+  switch (t) {
+    FASTSCAN_EXT_FLOAT_DTYPES(FASTSCAN_EXT_IS)
+    return true;
+    default:
+      return false;
+  }
+}
+template <class F>
+void visit_float_dtype(at::ScalarType t, F&& f) {
+  switch (t) {
+    FASTSCAN_EXT_FLOAT_DTYPES(FASTSCAN_EXT_VISIT)
+    default:
+      TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
+  }
+}
+
+// The segmented operators' features; fp8 has kernels of its own only in a build with
+// FASTSCAN_NATIVE_FP8=1 (they are the slowest to compile), else it is widened to float16 first.
+inline bool is_feature_dtype(at::ScalarType t) {
+  switch (t) {
+    FASTSCAN_EXT_FEATURE_DTYPES(FASTSCAN_EXT_IS)
+    return true;
+    default:
+      return false;
+  }
+}
+template <class F>
+void visit_feature_dtype(at::ScalarType t, F&& f) {
+  switch (t) {
+    FASTSCAN_EXT_FEATURE_KERNEL_DTYPES(FASTSCAN_EXT_VISIT)
+    default:
+      TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
+  }
+}
 #ifdef FASTSCAN_EXT_NATIVE_FP8
 inline constexpr bool native_fp8 = true;
 #else
 inline constexpr bool native_fp8 = false;
 #endif
 
-// The same for the floating types (and fp8 where it has kernels).
-template <class F>
-void visit_float_dtype(at::ScalarType t, F&& f) {
-  switch (t) {
-    case at::kHalf: return f(tag<__half>{});
-    case at::kBFloat16: return f(tag<__nv_bfloat16>{});
-    case at::kFloat: return f(tag<float>{});
-    case at::kDouble: return f(tag<double>{});
-#ifdef FASTSCAN_EXT_NATIVE_FP8
-    case at::kFloat8_e4m3fn: return f(tag<fp8>{});
-#endif
-    default: TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
-  }
+inline void check_scan_dtype(at::ScalarType t, const char* op) {
+  TORCH_CHECK(is_scan_dtype(t), op, ": dtype ", dtype_name(t), " is not supported (", FASTSCAN_EXT_SCAN_DTYPE_NAMES, ")");
+}
+inline void check_float_dtype(at::ScalarType t, const char* op) {
+  TORCH_CHECK(is_float_dtype(t), op, ": dtype ", dtype_name(t), " is not supported (", FASTSCAN_EXT_FLOAT_DTYPE_NAMES,
+              ")");
 }
 
 template <class T>

@@ -142,11 +142,9 @@ Tensor cummaxmin_backward_cuda(const Tensor& grad, const Tensor& indices, int64_
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
   visit_float_dtype(g.scalar_type(), [&](auto t) {
     using G = typename decltype(t)::type;
-    if constexpr (!std::is_same_v<G, fp8>) {
-      two_phase(op, g, [&](void* temp, std::size_t& bytes) {
-        return cummaxmin_backward<G>(temp, bytes, cptr<G>(g), cptr<int64_t>(idx), mptr<G>(grad_in), shape, stream);
-      });
-    }
+    two_phase(op, g, [&](void* temp, std::size_t& bytes) {
+      return cummaxmin_backward<G>(temp, bytes, cptr<G>(g), cptr<int64_t>(idx), mptr<G>(grad_in), shape, stream);
+    });
   });
   return grad_in;
 }

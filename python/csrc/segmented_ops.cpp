@@ -11,11 +11,9 @@ namespace {
 
 using at::Tensor;
 
-bool is_feature_dtype(at::ScalarType t) { return is_float_dtype(t) || t == at::kFloat8_e4m3fn; }
-
 void check_feature_dtype(at::ScalarType t, const char* op, const char* what) {
-  TORCH_CHECK(is_feature_dtype(t), op, ": ", what, " dtype ", dtype_name(t),
-              " is not supported (float16, bfloat16, float32, float64, float8_e4m3fn)");
+  TORCH_CHECK(is_feature_dtype(t), op, ": ", what, " dtype ", dtype_name(t), " is not supported (",
+              FASTSCAN_EXT_FEATURE_DTYPE_NAMES, ")");
 }
 
 // The accumulator and output type of the sums: float for 16- and 8-bit floats.
@@ -74,7 +72,7 @@ std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const T
     num_segments.zero_();
   } else {
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-    visit_float_dtype(r.feats.scalar_type(), [&](auto t) {
+    visit_feature_dtype(r.feats.scalar_type(), [&](auto t) {
       using T = typename decltype(t)::type;
       using A = seg_acc_t<T>;
       two_phase(op, r.feats, [&](void* temp, std::size_t& bytes) {
@@ -99,7 +97,7 @@ Tensor rows_out(const char* op, const Tensor& feats, const Tensor& keys, Call&& 
   Tensor out = at::empty({r.S, r.C}, r.feats.options().dtype(acc_type(feats.scalar_type())));
   if (out.numel() > 0) {
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-    visit_float_dtype(r.feats.scalar_type(), [&](auto t) {
+    visit_feature_dtype(r.feats.scalar_type(), [&](auto t) {
       using T = typename decltype(t)::type;
       two_phase(op, r.feats, [&](void* temp, std::size_t& bytes) {
         return call(t, temp, bytes, cptr<T>(r.feats), cptr<int64_t>(r.keys), mptr<seg_acc_t<T>>(out), r.S, r.C, stream);
@@ -131,7 +129,7 @@ Tensor bev_pool_cuda(const Tensor& feats, const Tensor& keys, int64_t num_cells)
   }
   Tensor grid = at::empty({num_cells, r.C}, options);  // the library zeroes the empty cells
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-  visit_float_dtype(r.feats.scalar_type(), [&](auto t) {
+  visit_feature_dtype(r.feats.scalar_type(), [&](auto t) {
     using T = typename decltype(t)::type;
     two_phase(op, r.feats, [&](void* temp, std::size_t& bytes) {
       return bev_pool<T>(temp, bytes, cptr<T>(r.feats), cptr<int64_t>(r.keys), mptr<seg_acc_t<T>>(grid), r.S, r.C,
@@ -163,7 +161,7 @@ Tensor bev_pool_backward_cuda(const Tensor& grad_grid, const Tensor& keys, at::S
   Tensor grad_feats = at::empty({S, C}, g.options().dtype(narrow ? at::kFloat : dtype));
   if (grad_feats.numel() > 0) {
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-    visit_float_dtype(grad_feats.scalar_type(), [&](auto t) {
+    visit_feature_dtype(grad_feats.scalar_type(), [&](auto t) {
       using T = typename decltype(t)::type;
       two_phase(op, g, [&](void* temp, std::size_t& bytes) {
         return bev_pool_backward<T>(temp, bytes, cptr<seg_acc_t<T>>(g), cptr<int64_t>(k), mptr<T>(grad_feats), S, C,

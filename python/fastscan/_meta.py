@@ -8,10 +8,12 @@ max_segments asked for, and the count as a tensor), so none needs a dynamic size
 import torch
 from torch.library import register_fake
 
-SCAN_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-               torch.float16, torch.bfloat16, torch.float32, torch.float64)
-FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-FEATURE_DTYPES = FLOAT_DTYPES + (torch.float8_e4m3fn,)
+from ._dtypes import names
+
+# The dtypes with kernels (the dtype table: _dtypes.py).
+SCAN_DTYPES = tuple(getattr(torch, n) for n in names("extreme"))
+FLOAT_DTYPES = tuple(getattr(torch, n) for n in names("backward"))
+FEATURE_DTYPES = tuple(getattr(torch, n) for n in names("segment_sum"))
 KEY_DTYPES = (torch.int32, torch.int64)
 
 _NAMES = ", ".join(str(t).replace("torch.", "") for t in SCAN_DTYPES)

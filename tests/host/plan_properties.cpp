@@ -7,6 +7,7 @@
 
 #include "../support/host_reference.hpp"
 
+#include <fastscan/plan/explain.hpp>
 #include <fastscan/plan/plan.hpp>
 
 #include <catch2/catch.hpp>
@@ -527,5 +528,34 @@ TEST_CASE("run sums cut the rows into ranges for their thread budget, the shorte
       REQUIRE(ranges <= budget);                                             // within the thread budget
       REQUIRE((rows == policy::run_sum_min_rows || (rows - 1) * budget < S));  // and no longer than needed
     }
+  }
+}
+
+TEST_CASE("a plan in words names its region: rows with or without a look-back, columns, copies, nothing, errors",
+          "[host][plan][explain]") {
+  using fastscan::detail::describe;
+  using fastscan::detail::make_plan;
+  for (const auto& e : entry_point_types()) {
+    CAPTURE(e.name);
+    const scan_types& t = e.types;
+    const auto words = [&](Shape3 s) { return describe(s, make_plan(s, t, h200), t); };
+    const auto has = [](const std::string& text, const char* part) { return text.find(part) != std::string::npos; };
+    const bool rows = t.variants.items_of(strategy::rows, true) > 0;
+    const plan long_row = make_plan(Shape3{1, std::int64_t{1} << 24, 1}, t, h200);
+    if (rows) {
+      // One long row looks back; rows that pack whole into every tile (a tile's length is a
+      // multiple of theirs) do not, and one element more per row makes them straddle tiles.
+      CHECK(has(words(Shape3{1, std::int64_t{1} << 24, 1}), "rows: flat tiles"));
+      CHECK(has(words(Shape3{1, std::int64_t{1} << 24, 1}), "a decoupled look-back carries rows across tiles"));
+      const std::int64_t row = long_row.tile_items / 4;
+      CHECK(has(words(Shape3{std::int64_t{1} << 14, row, 1}), "no look-back: every tile starts at a row"));
+      CHECK(has(words(Shape3{std::int64_t{1} << 14, row + 1, 1}), "a decoupled look-back"));
+    }
+    CHECK(has(words(Shape3{1, std::int64_t{1} << 22, 16}), "columns: tiles of"));
+    CHECK(has(words(Shape3{1, std::int64_t{1} << 22, 16}), "chains of"));
+    CHECK(has(words(Shape3{5, 1, 7}), "a scan of length 1 is a copy"));
+    CHECK(has(words(Shape3{0, 5, 5}), "nothing to do"));
+    CHECK(has(words(Shape3{-1, 5, 5}), "rejected (negative extent)"));
+    CHECK(has(words(Shape3{std::int64_t{1} << 40, std::int64_t{1} << 30, 1}), "rejected (more than 2^62 elements)"));
   }
 }

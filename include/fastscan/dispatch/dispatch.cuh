@@ -7,12 +7,14 @@
 #include <fastscan/device/row_scan.cuh>
 #include <fastscan/detail/overlap.hpp>
 #include <fastscan/plan/kernel_policy.hpp>
+#include <fastscan/plan/explain.hpp>
 #include <fastscan/plan/plan.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <random>
+#include <string>
 #include <utility>
 
 FASTSCAN_NAMESPACE_BEGIN
@@ -180,6 +182,19 @@ inline cudaError_t solve(Shape3 shape, const scan_types& types, plan& p) {
   }
   p = make_plan(shape, types, dev);
   return p.valid ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+//! The plan `Problem` takes for `shape` on the current device, in words (plan/explain.hpp); with
+//! no device to ask, the plan for the solver's default device (an H200's SMs), said so.
+template <class Problem>
+std::string explain_problem(Shape3 shape) {
+  const scan_types types = problem_kernels<Problem>::types();
+  plan p;
+  if (solve(shape, types, p) != cudaSuccess && p.valid) {
+    return "(no device: planned for " + std::to_string(device_limits{}.sm_count) + " SMs) " +
+           describe(shape, make_plan(shape, types, device_limits{}), types);
+  }
+  return describe(shape, p, types);
 }
 
 //! Polls of one window before a row look-back stops waiting and scans its predecessor itself

@@ -7,7 +7,7 @@
 
 #include "../kernels.h"
 
-#include <fastscan/detail/divisor.cuh>
+#include <fastscan/extension.cuh>
 #include <fastscan/inclusive_scan.cuh>
 
 #include <cassert>
@@ -24,15 +24,16 @@
 
 namespace fastscan_ext {
 namespace fs = FASTSCAN_NAMESPACE;
+namespace fx = FASTSCAN_NAMESPACE::extension;
 namespace impl {
 
 template <class G>
-using grad_acc_t = fs::detail::arith_t<G>;
+using grad_acc_t = fx::arith_t<G>;
 
 // Position of a flat element along the scan axis of [outer, len, inner].
 struct axis_position {
-  fs::detail::divisor by_inner;
-  fs::detail::divisor by_len;
+  fx::divisor by_inner;
+  fx::divisor by_len;
   __host__ __device__ std::int64_t operator()(std::int64_t flat) const { return by_len.mod(by_inner.div(flat)); }
 };
 
@@ -51,7 +52,7 @@ struct run_input {
 
   __host__ __device__ value_type operator[](std::int64_t n) const {
     const std::int64_t flat = pos + n;
-    return {fs::detail::to_arith(grad[flat]), indices[flat] == along(flat)};
+    return {fx::to_arith(grad[flat]), indices[flat] == along(flat)};
   }
   __host__ __device__ value_type operator*() const { return (*this)[0]; }
   __host__ __device__ run_input operator+(std::int64_t n) const {
@@ -84,10 +85,10 @@ struct run_output {
       return;
     }
     if (own != k) {
-      grad_in[flat] = fs::detail::convert_to<G>(acc_t{});
+      grad_in[flat] = fx::convert_to<G>(acc_t{});
     }
     if (k + 1 == len || indices[flat + inner] == k + 1) {
-      grad_in[flat - (k - own) * inner] = fs::detail::convert_to<G>(sum);
+      grad_in[flat - (k - own) * inner] = fx::convert_to<G>(sum);
     }
   }
   struct slot {
@@ -112,8 +113,8 @@ cudaError_t cummaxmin_backward(void* temp, std::size_t& temp_bytes, const G* gra
   if (shape.outer < 0 || shape.len < 0 || shape.inner < 0) {
     return cudaErrorInvalidValue;
   }
-  const impl::axis_position along{fs::detail::divisor(shape.inner > 0 ? shape.inner : 1),
-                          fs::detail::divisor(shape.len > 0 ? shape.len : 1)};
+  const impl::axis_position along{fx::divisor(shape.inner > 0 ? shape.inner : 1),
+                          fx::divisor(shape.len > 0 ? shape.len : 1)};
   const impl::run_input<G> in{grad, indices, along};
   const impl::run_output<G> out{grad_in, indices, along, shape.len, shape.inner};
   return fs::inclusive_scan(temp, temp_bytes, in, out, fs::segmented_op<fs::sum_op>{}, shape, stream);

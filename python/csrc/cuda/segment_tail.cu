@@ -1,7 +1,7 @@
 // Zeroes segment_sum's rows past the segment count, which only the device knows.
 #include "../kernels.h"
 
-#include <fastscan/dispatch/dispatch.cuh>
+#include <fastscan/extension.cuh>
 
 namespace fastscan_ext {
 namespace impl {
@@ -29,8 +29,8 @@ cudaError_t zero_segment_tail(std::int64_t* unique_keys, void* sums, std::size_t
   }
   const std::int64_t words_per_row = C * static_cast<std::int64_t>(acc_bytes / 4);  // accumulators are 4 or 8 bytes
   const std::int64_t work = S * (words_per_row > 0 ? words_per_row : 1);
-  impl::zero_tail_kernel<<<FASTSCAN_NAMESPACE::detail::elementwise_grid(work), FASTSCAN_NAMESPACE::policy::elementwise_threads, 0,
-                            stream>>>(
+  impl::zero_tail_kernel<<<FASTSCAN_NAMESPACE::extension::elementwise_grid(work),
+                            FASTSCAN_NAMESPACE::extension::elementwise_threads, 0, stream>>>(
       unique_keys, static_cast<std::uint32_t*>(sums), words_per_row, num_segments, S);
   return cudaPeekAtLastError();
 }

@@ -1,3 +1,0 @@
-#include "logcumsumexp.cuh"
-
-FASTSCAN_EXT_LOGCUMSUMEXP(double)

@@ -1,6 +1,0 @@
-#include "segmented.cuh"
-
-FASTSCAN_EXT_SEGMENT_SUM(__half)
-FASTSCAN_EXT_SEGMENT_SUM(__nv_bfloat16)
-FASTSCAN_EXT_SEGMENT_SUM(float)
-FASTSCAN_EXT_SEGMENT_SUM(double)

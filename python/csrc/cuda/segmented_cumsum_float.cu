@@ -1,4 +1,0 @@
-#include "segmented.cuh"
-
-FASTSCAN_EXT_SEGMENTED_CUMSUM(float)
-FASTSCAN_EXT_SEGMENTED_CUMSUM(double)
