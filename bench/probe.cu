@@ -7,7 +7,7 @@
 //
 // Each case: CUDA events around the calls, median of 15 repetitions after 3 warm-up calls, and a
 // device-to-device copy of the same bytes (read + written) timed the same way in the same process,
-// and the host time per call of enqueueing 20 calls.
+// and the host time per call of enqueueing 20 calls (PROBE_HOST=0 skips it: bench/sweep.py).
 // Working sets above 64 MB (beyond the 60 MB L2) are timed one call at a time, smaller ones as 20
 // calls back to back (latency). Inputs are random with many ties, never zeros. cumsum writes the
 // input type; cummax / cummin write int64 indices. Built with -DPROBE_TYPE_<T> (e.g. PROBE_TYPE_I64)
@@ -74,10 +74,13 @@ void probe(const std::string& op, const std::string& type, fastscan::Shape3 s) {
   const float ms = median_ms(bytes, [&] { check(call(temp.ptr), op.c_str()); });
   device_memory from(bytes / 2), to(bytes / 2);
   const float copy_ms = median_ms(bytes, [&] { cudaMemcpyAsync(to.ptr, from.ptr, bytes / 2, cudaMemcpyDeviceToDevice); });
+  const char* host = std::getenv("PROBE_HOST");
+  const bool timed_host = host == nullptr || std::strcmp(host, "0") != 0;
   std::printf("%s %s [%lld,%lld,%lld] %.2f us  copy %.2f us  share of copy %.3f  host %.2f us\n", op.c_str(),
               type.c_str(), static_cast<long long>(s.outer), static_cast<long long>(s.len),
               static_cast<long long>(s.inner), ms * 1e3, copy_ms * 1e3, copy_ms / ms,
-              host_us([&] { check(call(temp.ptr), op.c_str()); }));
+              timed_host ? host_us([&] { check(call(temp.ptr), op.c_str()); }) : 0.0);
+  std::fflush(stdout);
 }
 
 #if !defined(PROBE_TYPE_U8) && !defined(PROBE_TYPE_I8) && !defined(PROBE_TYPE_I16) && !defined(PROBE_TYPE_I32) && \

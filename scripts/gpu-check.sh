@@ -31,6 +31,7 @@
 #   scripts/gpu-check.sh all [REGEX]    test, then the gate, then bench
 #   scripts/gpu-check.sh package        the torch package built in place, its pytest (GPU tests included)
 #   scripts/gpu-check.sh probes [LOG2N] the warp-specialised scan probes (bench/probe_ws.cu, probe_cub36.cu)
+#   scripts/gpu-check.sh sweep [--quick] the shape sweep (bench/sweep.py): every axis class, width and size
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${FASTSCAN_BUILD_DIR:-build}
@@ -137,6 +138,11 @@ case "${1:-all}" in
       { tail -n 30 "$out/package-build.log"; exit 1; }
     (cd python && python3 -m pytest tests -q -rs -p no:cacheprovider) 2>&1 | tee "$out/package.log" | tail -n 15
     ;;
+  sweep)
+    # The shape sweep (bench/sweep.py): worst cases, spreads and heat maps in $out/sweep (--quick:
+    # 2^20 and 2^24 only).
+    python3 bench/sweep.py run --probe "$build/bench/fastscan_probe" --out "$out/sweep" ${2:+"$2"}
+    ;;
   probes)
     # The speed issue's experiments (bench/NOTES.md item 1), where built.
     for p in fastscan_probe_ws fastscan_probe_cub36; do
@@ -163,7 +169,7 @@ case "${1:-all}" in
     ! grep -q " [1-9][0-9]* failed\|no result" "$dir/summary.txt"
     ;;
   *)
-    echo "usage: $0 build|deps|test|sanitize|gate [REF]|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]|package|probes [LOG2N]" >&2
+    echo "usage: $0 build|deps|test|sanitize|gate [REF]|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]|package|probes [LOG2N]|sweep [--quick]" >&2
     exit 2
     ;;
 esac
