@@ -16,6 +16,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -309,6 +310,21 @@ void compare(const T* a, const T* b, std::int64_t n, long long& diff, double& re
   }
 }
 
+//! Waits for the device; a configuration that hangs (a pipeline bug) ends the probe after `seconds`
+//! instead of holding the GPU.
+void finish_or_die(const char* what, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  cudaError_t e;
+  while ((e = cudaStreamQuery(nullptr)) == cudaErrorNotReady) {
+    if (std::chrono::steady_clock::now() > until) {
+      std::printf("%s: no result after %.0f s: hung\n", what, seconds);
+      std::fflush(stdout);
+      std::_Exit(3);
+    }
+  }
+  CK(e);
+}
+
 unsigned long long next_tag() {
   static unsigned long long tag = (std::random_device{}() | 1ull) << 20;
   return ++tag & ((1ull << 62) - 1);
@@ -322,7 +338,7 @@ void try_config(const char* type, const T* in, T* out, const T* ref, std::int64_
   double rel = 0;
   CK(cudaMemset(out, 0x5b, n * sizeof(T)));
   r.run(in, out, n, temp, next_tag(), nullptr);
-  CK(cudaDeviceSynchronize());
+  finish_or_die("ws", 5.0);
   compare(out, ref, n, diff, rel);
   const float ms = median_ms([&] { r.run(in, out, n, temp, next_tag(), nullptr); });
   std::printf("%-8s ws %d warps x %2d items x %d stages (%5d B tile, %d blocks)  %8.1f us  %.3f of copy  differ %lld (rel %.1e)\n",

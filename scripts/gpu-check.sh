@@ -146,7 +146,7 @@ case "${1:-all}" in
   probes)
     # The speed issue's experiments (bench/NOTES.md item 1), where built.
     for p in fastscan_probe_ws fastscan_probe_cub36; do
-      if [ -x "$build/bench/$p" ]; then "$build/bench/$p" ${2:-} 2>&1 | tee "$out/$p.log"; fi
+      if [ -x "$build/bench/$p" ]; then timeout 300 "$build/bench/$p" ${2:-} 2>&1 | tee "$out/$p.log"; fi
     done
     ;;
   fuzz)

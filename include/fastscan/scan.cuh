@@ -11,6 +11,7 @@
 #include <fastscan/cumsum.cuh>
 #include <fastscan/extension.cuh>
 #include <fastscan/inclusive_scan.cuh>
+#include <fastscan/logcumsumexp.cuh>
 #include <fastscan/namespace.hpp>
 #include <fastscan/ops/value_index.cuh>
 #include <fastscan/segmented.cuh>

@@ -14,7 +14,9 @@
 #include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAGuard.h>
 
+#include <array>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace fastscan_ext {
@@ -186,6 +188,23 @@ inline at::Tensor new_empty(at::IntArrayRef sizes, at::ScalarType dtype, const a
   return at::Tensor(at::detail::empty_cuda(sizes, dtype, like.device(), std::nullopt));
 }
 
+// The temp storage of calls that use none: the library answers a size query with 1 byte exactly
+// when the call will not touch its temp storage (a scan whose tiles do not look back, a gather), so
+// those calls (the latency-bound small ones) share one block per device, kept for the process,
+// and skip an allocation.
+inline void* unused_temp(const at::Tensor& like) {
+  static std::mutex mutex;
+  static std::array<void*, 64> blocks{};
+  const auto device = static_cast<std::size_t>(like.get_device());
+  TORCH_INTERNAL_ASSERT(device < blocks.size(), "device ordinal ", device);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (blocks[device] == nullptr) {
+    // (Leaked on purpose: freeing it at exit would race CUDA's own teardown.)
+    blocks[device] = (new at::Tensor(new_empty({256}, at::kByte, like)))->mutable_data_ptr();
+  }
+  return blocks[device];
+}
+
 // One size query (host only) and one call, the temp storage from the caching allocator on the
 // current stream in its own allocation (never inside an output's storage, which torch.save and
 // views would carry); `call(temp, temp_bytes)` is a two-phase library call (at least 1 byte).
@@ -193,6 +212,10 @@ template <class Call>
 void two_phase(const char* op, const at::Tensor& like, Call&& call) {
   std::size_t bytes = 0;
   check_ok(call(nullptr, bytes), op);
+  if (bytes <= 1) {
+    check_ok(call(unused_temp(like), bytes), op);
+    return;
+  }
   const at::Tensor temp = new_empty({static_cast<int64_t>(bytes)}, at::kByte, like);
   check_ok(call(temp.mutable_data_ptr(), bytes), op);
 }

@@ -96,25 +96,27 @@ Tensor cumsum_cuda(const Tensor& self, int64_t dim, std::optional<at::ScalarType
   return out.scalar_type() == result ? out : out.to(result);
 }
 
-// float and double scan natively; 16-bit floats in float, rounded once at the end.
+// Every floating type scans natively (16-bit floats accumulate in float and round once, in the
+// library): no conversion pass.
 Tensor logcumsumexp_cuda(const Tensor& self, int64_t dim) {
   const char* op = "fastscan.logcumsumexp";
   check_cuda(self, op, "input");
   check_float_dtype(self.scalar_type(), op);
   const int64_t d = wrap_dim(self, dim);
   const c10::cuda::CUDAGuard guard(self.device());
-  const bool wide = self.scalar_type() == at::kDouble;
-  const Tensor x = (wide ? self : self.to(at::kFloat)).contiguous();
+  const Tensor x = self.contiguous();
   Tensor out = new_empty(x.sizes(), x.scalar_type(), x);
   if (x.numel() > 0) {
     const Shape3 shape = shape_along(x, d);
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-    two_phase(op, x, [&](void* temp, std::size_t& bytes) {
-      return wide ? logcumsumexp<double>(temp, bytes, cptr<double>(x), mptr<double>(out), shape, stream)
-                  : logcumsumexp<float>(temp, bytes, cptr<float>(x), mptr<float>(out), shape, stream);
+    visit_float_dtype(x.scalar_type(), [&](auto t) {
+      using T = typename decltype(t)::type;
+      two_phase(op, x, [&](void* temp, std::size_t& bytes) {
+        return logcumsumexp<T>(temp, bytes, cptr<T>(x), mptr<T>(out), shape, stream);
+      });
     });
   }
-  return out.scalar_type() == self.scalar_type() ? out : out.to(self.scalar_type());
+  return out;
 }
 
 namespace {

@@ -12,8 +12,9 @@ from collections import namedtuple
 #: the features are widened to float16 first).
 Dtype = namedtuple("Dtype", "name cpp scalar units native_fp8", defaults=(False,))
 
-_HALF = {"extreme": "extreme_half", "cumsum": "cumsum_float", "backward": "cummaxmin_backward",
-         "segment_sum": "segment_sum", "segmented_cumsum": "segmented_cumsum_half", "bev": "bev"}
+_HALF = {"extreme": "extreme_half", "cumsum": "cumsum_float", "logcumsumexp": "logcumsumexp_half",
+         "backward": "cummaxmin_backward", "segment_sum": "segment_sum", "segmented_cumsum": "segmented_cumsum_half",
+         "bev": "bev"}
 _FLOAT = {"extreme": "extreme_float", "cumsum": "cumsum_float", "backward": "cummaxmin_backward",
           "segment_sum": "segment_sum", "segmented_cumsum": "segmented_cumsum_float", "bev": "bev"}
 

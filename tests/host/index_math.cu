@@ -60,6 +60,8 @@ std::vector<entry_types> entry_point_types() {
       extreme_entry<__nv_bfloat16, std::int64_t>(), extreme_entry<float, std::int64_t>(), extreme_entry<double, std::int64_t>(),
       extreme_entry<std::uint8_t, std::int32_t>(), extreme_entry<float, std::int32_t>(),
       extreme_entry<std::int64_t, std::int32_t>(),
+      entry<logsumexp_problem<float>>("logcumsumexp float32"), entry<logsumexp_problem<double>>("logcumsumexp float64"),
+      entry<logsumexp_problem<__half>>("logcumsumexp float16"),
       // inclusive_scan: a sum into a wider type (through a pointer), 3- and 6-byte elements.
       entry<generic_problem<const std::int32_t*, std::int64_t*, fastscan::sum_op>>("inclusive_scan int32 -> int64"),
       entry<generic_problem<const rgb*, rgb*, odd_sizes::rgb_max>>("inclusive_scan 3-byte"),

@@ -4,6 +4,7 @@
 
 #include <fastscan/detail/overlap.hpp>
 #include <fastscan/ops/segmented.cuh>
+#include <fastscan/ops/log_sum_exp.cuh>
 #include <fastscan/voxel_key.hpp>
 
 #include <catch2/catch.hpp>
@@ -272,4 +273,55 @@ TEST_CASE("arrays may be exactly in place or apart, never overlapping in part", 
   CHECK_FALSE(fastscan::detail::all_apart({a, span_of(buf + 32, 32), span_of(buf + 12, 8)}));
   CHECK(fastscan::detail::temp_aligned(buf));
   CHECK_FALSE(fastscan::detail::temp_aligned(buf + 2));
+}
+
+namespace {
+
+//! log(sum(exp(x))) of a float sequence folded with log_sum_exp_op left to right, or as a tree.
+float log_sum_exp_fold(const std::vector<float>& x, bool tree) {
+  const fastscan::log_sum_exp_op op;
+  std::vector<fastscan::scaled_sum<float>> v;
+  for (const float e : x) v.push_back({e, 1.0f});
+  while (v.size() > 1) {
+    std::vector<fastscan::scaled_sum<float>> next;
+    if (!tree) {
+      next.push_back(op(v[0], v[1]));
+      next.insert(next.end(), v.begin() + 2, v.end());
+    } else {
+      for (std::size_t i = 0; i + 1 < v.size(); i += 2) next.push_back(op(v[i], v[i + 1]));
+      if (v.size() % 2 == 1) next.push_back(v.back());
+    }
+    v = next;
+  }
+  return v[0].max + std::log(v[0].sum);
+}
+
+}  // namespace
+
+TEST_CASE("log-sum-exp as a running maximum with rescaled sums: values, groupings and infinities", "[host][ops]") {
+  std::mt19937 rng(5);
+  for (const float spread : {1.0f, 30.0f, 300.0f}) {
+    std::uniform_real_distribution<float> d(-spread, spread);
+    std::vector<float> x(1000);
+    double hi = -1e300;
+    for (float& e : x) {
+      e = d(rng);
+      hi = std::max(hi, static_cast<double>(e));
+    }
+    double s = 0;
+    for (const float e : x) s += std::exp(static_cast<double>(e) - hi);
+    const double want = hi + std::log(s);
+    CAPTURE(spread);
+    CHECK(std::fabs(log_sum_exp_fold(x, false) - want) <= 1e-5 * std::max(1.0, std::fabs(want)));
+    CHECK(std::fabs(log_sum_exp_fold(x, true) - want) <= 1e-5 * std::max(1.0, std::fabs(want)));
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  CHECK(log_sum_exp_fold({-inf, -inf, -inf}, false) == -inf);
+  CHECK(log_sum_exp_fold({-inf, 3.0f}, false) == 3.0f);
+  CHECK(log_sum_exp_fold({3.0f, -inf}, true) == 3.0f);
+  CHECK(log_sum_exp_fold({inf, 2.0f, inf}, false) == inf);  // two +inf add, no inf - inf
+  CHECK(log_sum_exp_fold({1.0f, inf, -inf}, true) == inf);
+  CHECK(std::isnan(log_sum_exp_fold({1.0f, nan, 2.0f}, false)));
+  CHECK(std::isnan(log_sum_exp_fold({nan, inf}, true)));
+  CHECK(std::fabs(log_sum_exp_fold({0.0f, 0.0f}, false) - std::log(2.0f)) < 1e-7f);
 }

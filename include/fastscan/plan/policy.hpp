@@ -11,6 +11,7 @@
 #include <cstdint>
 
 namespace FASTSCAN_NAMESPACE {
+struct log_sum_exp_op;  // (ops/log_sum_exp.cuh: its tuning below)
 namespace policy {
 
 // Row kernel: items per thread.
@@ -203,6 +204,18 @@ struct size_tuning {
 //!     static constexpr int row_items(bool) { return 24; } };
 template <class In, class Acc, class Op>
 struct tuning : size_tuning<sizeof(In), sizeof(Acc)> {};
+
+//! logcumsumexp's operator (ops/log_sum_exp.cuh) inlines an exp at every combine, so fewer items a
+//! thread keep its code and compile time near a sum's: 16 a row thread (8 for doubles, whose
+//! 16-byte scaled sums spilled at 16), no latency kernel with more, the plain column kernel's rows
+//! for the widest (the torch package's values for its log-add-exp scan; not A/B'd since).
+template <class In, class Acc>
+struct tuning<In, Acc, log_sum_exp_op> : size_tuning<sizeof(In), sizeof(Acc)> {
+  using base = size_tuning<sizeof(In), sizeof(Acc)>;
+  static constexpr int row_items(bool) { return sizeof(In) >= 8 ? 8 : 16; }
+  static constexpr int row_latency_items() { return base::row_latency_items() < row_items(true) ? base::row_latency_items() : row_items(true); }
+  static constexpr int column_wide_items(bool, bool, bool) { return base::column_items(); }
+};
 
 }  // namespace policy
 }  // namespace FASTSCAN_NAMESPACE
