@@ -111,14 +111,24 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<
   return err == cudaSuccess ? pool(static_cast<unsigned char*>(d_temp), true, bytes) : err;
 }
 
+namespace detail {
+//! bev_pool's arguments: sizes, pointers where there are points, arrays apart, aligned temp storage.
+template <class T, class Key, class Acc>
+bool bev_pool_args_valid(const void* d_temp, const T* feats, const Key* keys, const Acc* grid, std::int64_t S, std::int64_t C,
+                         std::int64_t num_cells) {
+  const bool sizes = S >= 0 && C > 0 && num_cells > 0;
+  const bool pointers = grid != nullptr && (S == 0 || (feats != nullptr && keys != nullptr));
+  return sizes && pointers && temp_aligned(d_temp) &&
+         all_apart({span_of(feats, S * C), span_of(keys, S), span_of(grid, num_cells * C)});
+}
+}  // namespace detail
+
 //! Pools from unsorted keys: grid[k, c] = sum of feats[i, c] over the points with keys[i] == k;
 //! points with keys outside [0, num_cells) are dropped.
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Acc* grid, std::int64_t S,
                      std::int64_t C, std::int64_t num_cells, cudaStream_t stream = nullptr) {
-  if (S < 0 || C <= 0 || num_cells <= 0 || grid == nullptr || (S > 0 && (feats == nullptr || keys == nullptr)) ||
-      !detail::all_apart({detail::span_of(feats, S * C), detail::span_of(keys, S), detail::span_of(grid, num_cells * C)}) ||
-      !detail::temp_aligned(d_temp)) {
+  if (!detail::bev_pool_args_valid(d_temp, feats, keys, grid, S, C, num_cells)) {
     return cudaErrorInvalidValue;
   }
   std::size_t plan_bytes = 0, pool_bytes = 0;

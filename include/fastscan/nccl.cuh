@@ -30,6 +30,12 @@ inline bool ranks_of(ncclComm_t comm, int& ranks, int& rank) {
   return comm != nullptr && ncclCommCount(comm, &ranks) == ncclSuccess && ncclCommUserRank(comm, &rank) == ncclSuccess;
 }
 
+//! Temp storage as large as the query said and aligned; valid pointers wherever there are rows.
+inline bool launchable(const void* d_temp, std::size_t temp_bytes, std::size_t bytes, Shape3 local, bool pointers_valid) {
+  const bool rows = local.outer * local.len * local.inner > 0;
+  return temp_bytes >= bytes && (!rows || pointers_valid) && FASTSCAN_NAMESPACE::detail::temp_aligned(d_temp);
+}
+
 //! Summarize, all-gather the records in place, scan from the carry. Temp: the records, then the
 //! larger of the two steps' temp storage. An NCCL failure returns cudaErrorUnknown.
 template <class T, class Kind, class OutIt>
@@ -51,8 +57,7 @@ cudaError_t sharded_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Sha
     temp_bytes = bytes;
     return cudaSuccess;
   }
-  const bool rows = local.outer * local.len * local.inner > 0;
-  if (temp_bytes < bytes || (rows && !pointers_valid) || !FASTSCAN_NAMESPACE::detail::temp_aligned(d_temp)) {
+  if (!launchable(d_temp, temp_bytes, bytes, local, pointers_valid)) {
     return cudaErrorInvalidValue;
   }
   auto* const base = static_cast<unsigned char*>(d_temp);

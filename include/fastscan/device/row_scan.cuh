@@ -110,6 +110,40 @@ struct staged_items {
   };
 };
 
+//! The unit-by-unit visits of for_each_item (Whole threads, and rows of more than UnrolledMax items).
+template <int ITEMS, int UnrolledMax, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit,
+          class UnitFast, class WholeUnit>
+FASTSCAN_DEVICE void for_each_unit(T* items, int count, Visit&& visit, UnitFast&& unit_fast, WholeUnit&& whole_unit) {
+  constexpr int per = static_cast<int>(16 / sizeof(T));
+  constexpr bool rolled = ITEMS > UnrolledMax;
+  using unit_t = Buffer<per>;
+  static_assert(sizeof(unit_t) == 16 && ITEMS % per == 0, "a row is read in whole 16-byte units");
+#pragma unroll(rolled ? 1 : ITEMS / per)
+  for (int u = 0; u < (rolled ? count : ITEMS); u += per) {
+    unit_t unit;
+    uint4 raw = *reinterpret_cast<const uint4*>(items + u);  // rows are 16-byte aligned
+    memcpy(&unit, &raw, 16);
+    if (Whole || unit_fast(u)) {
+      if (!whole_unit(unit, u)) {
+#pragma unroll
+        for (int j = 0; j < per; ++j) {
+          visit(unit, j, u + j, std::true_type{});
+        }
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < per; ++j) {
+        if (u + j < count) {
+          visit(unit, j, u + j, std::false_type{});
+        }
+      }
+    }
+    if constexpr (WriteBack) {
+      memcpy(&raw, &unit, 16);
+      *reinterpret_cast<uint4*>(items + u) = raw;
+    }
+  }
+}
 //! Visits the thread's first `count` staged items in order as visit(b, slot, i, fast): item i is
 //! b.v[slot], and a visitor that writes outputs in place puts them at b.v[slot]. `fast` is a
 //! std::bool_constant: true where the visitor may skip its checks (bounds, row heads). Buffer is a
@@ -128,36 +162,8 @@ struct staged_items {
 template <int ITEMS, int UnrolledMax, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit,
           class UnitFast, class WholeUnit>
 FASTSCAN_DEVICE void for_each_item(T* items, int count, Visit&& visit, UnitFast&& unit_fast, WholeUnit&& whole_unit) {
-  constexpr int per = static_cast<int>(16 / sizeof(T));
-  constexpr bool rolled = ITEMS > UnrolledMax;
-  using unit_t = Buffer<per>;
-  static_assert(sizeof(unit_t) == 16 && ITEMS % per == 0, "a row is read in whole 16-byte units");
-  if constexpr (rolled || Whole) {
-#pragma unroll(rolled ? 1 : ITEMS / per)
-    for (int u = 0; u < (rolled ? count : ITEMS); u += per) {
-      unit_t unit;
-      uint4 raw = *reinterpret_cast<const uint4*>(items + u);  // rows are 16-byte aligned
-      memcpy(&unit, &raw, 16);
-      if (Whole || unit_fast(u)) {
-        if (!whole_unit(unit, u)) {
-#pragma unroll
-          for (int j = 0; j < per; ++j) {
-            visit(unit, j, u + j, std::true_type{});
-          }
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < per; ++j) {
-          if (u + j < count) {
-            visit(unit, j, u + j, std::false_type{});
-          }
-        }
-      }
-      if constexpr (WriteBack) {
-        memcpy(&raw, &unit, 16);
-        *reinterpret_cast<uint4*>(items + u) = raw;
-      }
-    }
+  if constexpr (ITEMS > UnrolledMax || Whole) {
+    for_each_unit<ITEMS, UnrolledMax, Buffer, WriteBack, Whole>(items, count, visit, unit_fast, whole_unit);
   } else {
     auto& row = *reinterpret_cast<Buffer<ITEMS>*>(items);
 #pragma unroll

@@ -126,27 +126,8 @@ struct ordered_walk {
   //! the groups before it add nothing to any lane.
   FASTSCAN_DEVICE void fold(const Acc& v, int p, int walked, const lookback_lanes& l, bool columns) {
     Acc acc{};
-    const int from = columns ? warp_min(p >= 0 ? p : l.groups) : 0;
-    for (int j = from; j < l.groups; ++j) {
-      const Acc x = shuffle_idx(v, l.lane_of(j));
-      if (j == p) {
-        acc = x;
-      } else if (p >= 0 && j > p) {
-        acc = op(acc, x);
-      }
-    }
-    // (`walked` is the same on every lane, so the shuffles are the whole warp's.)
-#pragma unroll
-    for (int k = 0; k < Kept; ++k) {
-      if (k < walked) {
-        for (int j = 0; j < l.groups; ++j) {
-          const Acc x = shuffle_idx(kept[k], l.lane_of(j));
-          if (p >= 0) {
-            acc = op(acc, x);
-          }
-        }
-      }
-    }
+    fold_window(acc, v, p, l, columns);
+    fold_kept(acc, p, walked, l);
     if (!done && p >= 0) {
       result = acc;
       done = true;
@@ -157,6 +138,33 @@ struct ordered_walk {
     }
     if constexpr (Kept > 0) {
       kept[0] = v;
+    }
+  }
+  //! The window's fold from its nearest prefix (group p) through its newest aggregate.
+  FASTSCAN_DEVICE void fold_window(Acc& acc, const Acc& v, int p, const lookback_lanes& l, bool columns) const {
+    const int from = columns ? warp_min(p >= 0 ? p : l.groups) : 0;
+    for (int j = from; j < l.groups; ++j) {
+      const Acc x = shuffle_idx(v, l.lane_of(j));
+      if (j == p) {
+        acc = x;
+      } else if (p >= 0 && j > p) {
+        acc = op(acc, x);
+      }
+    }
+  }
+  //! Then the windows walked before it, the last walked first. (`walked` is the same on every lane,
+  //! so the shuffles are the whole warp's.)
+  FASTSCAN_DEVICE void fold_kept(Acc& acc, int p, int walked, const lookback_lanes& l) const {
+#pragma unroll
+    for (int k = 0; k < Kept; ++k) {
+      if (k < walked) {
+        for (int j = 0; j < l.groups; ++j) {
+          const Acc x = shuffle_idx(kept[k], l.lane_of(j));
+          if (p >= 0) {
+            acc = op(acc, x);
+          }
+        }
+      }
     }
   }
 };
@@ -306,6 +314,26 @@ struct tile_state {
   //! Tiles publish only aggregates in this state. `position`: the tile's index along its chain
   //! (tile = position * stride + chain). Returns whether the tile has a prefix (position > 0),
   //! and the prefix of channel first_channel + lane % cols in `prefix`.
+  //! Lane group q's aggregate of the tile q places into the group, into x (waited for; q < j).
+  template <class Lookback>
+  FASTSCAN_DEVICE void group_aggregate(std::int64_t tile, std::int64_t stride, int j, int q, int channels, int channel,
+                                       Acc& x) const {
+    if (first_poll_ns > 0) {
+      __nanosleep(first_poll_ns);
+    }
+    words w{};
+    for (;;) {
+      const unsigned s = q < j ? read(tile - (j - q) * stride, channels, channel, w) : tile_aggregate;
+      if (__all_sync(full_warp_mask, s != tile_empty)) {
+        break;
+      }
+      __nanosleep(Lookback::retry_ns);
+    }
+    if (q < j) {
+      x = value(w);
+    }
+  }
+
   template <class Lookback, class Op>
   FASTSCAN_DEVICE bool grouped_exclusive_prefix(std::int64_t tile, std::int64_t position, std::int64_t stride,
                                                 const Acc& own, Op op, const tile_state& groups, int cols,
@@ -320,20 +348,7 @@ struct tile_state {
     const std::int64_t group_entry = g * stride + (tile - position * stride);
     Acc x = own;
     if (j > 0) {
-      if (first_poll_ns > 0) {
-        __nanosleep(first_poll_ns);
-      }
-      words w{};
-      for (;;) {
-        const unsigned s = q < j ? read(tile - (j - q) * stride, channels, first_channel + c, w) : tile_aggregate;
-        if (__all_sync(full_warp_mask, s != tile_empty)) {
-          break;
-        }
-        __nanosleep(Lookback::retry_ns);
-      }
-      if (q < j) {
-        x = value(w);
-      }
+      group_aggregate<Lookback>(tile, stride, j, q, channels, first_channel + c, x);
     }
     const Acc in_group = warp_strided_inclusive_scan(x, op, cols);
     const Acc before_in_group = shuffle_idx(in_group, (j > 0 ? j - 1 : 0) * cols + c);
