@@ -60,18 +60,24 @@ def _first(out):
     return out[0] if isinstance(out, tuple) else out
 
 
+# 16-bit float sums: fastscan accumulates in float and rounds once, torch's scans round per step.
+TOLERANCE = {torch.float16: {"rtol": 1e-2, "atol": 1e-2}, torch.bfloat16: {"rtol": 2e-2, "atol": 2e-2}}
+
+
 @requires_cuda
 @pytest.mark.parametrize("op", _opinfos(), ids=lambda op: op.name)
 def test_opinfo_samples_with_fastscan_enabled(op, quiet):
     checked = 0
     for dtype in sorted(op.supported_dtypes("cuda"), key=str):
+        tol = TOLERANCE.get(dtype, {})
         grad = op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)
         for sample in op.sample_inputs("cuda", dtype, requires_grad=grad):
             args, kwargs = sample.args, sample.kwargs
             expected = op(sample.input, *args, **kwargs)
             with fastscan.enabled():
                 got = op(sample.input, *args, **kwargs)
-            torch.testing.assert_close(got, expected, equal_nan=True, msg=lambda m: f"{op.name} {dtype} {sample}: {m}")
+            torch.testing.assert_close(got, expected, equal_nan=True, **tol,
+                                       msg=lambda m: f"{op.name} {dtype} {sample}: {m}")
             checked += 1
             out = _first(expected)
             if not grad or not out.requires_grad:
@@ -80,5 +86,5 @@ def test_opinfo_samples_with_fastscan_enabled(op, quiet):
             (want,) = torch.autograd.grad(out, sample.input, go)
             with fastscan.enabled():
                 (have,) = torch.autograd.grad(_first(op(sample.input, *args, **kwargs)), sample.input, go)
-            torch.testing.assert_close(have, want, equal_nan=True, msg=lambda m: f"{op.name} {dtype} grad: {m}")
+            torch.testing.assert_close(have, want, equal_nan=True, **tol, msg=lambda m: f"{op.name} {dtype} grad: {m}")
     assert checked > 0
