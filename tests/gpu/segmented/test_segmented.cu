@@ -167,8 +167,10 @@ TEST_CASE("segmented entry points reject bad arguments before any launch", "[hos
   CHECK(fastscan::segment_sum(nullptr, bytes, f, k, k, f, count, 10, 0) == bad);
   float* f2 = reinterpret_cast<float*>(4096);
   std::int64_t* u = reinterpret_cast<std::int64_t*>(1 << 20);
-  CHECK(fastscan::segment_sum(nullptr, bytes, f, k + 64, u, f2, count + 8192, 10, 4, nullptr, 3) == cudaSuccess);
-  CHECK(fastscan::segment_sum(nullptr, bytes, f, k + 64, u, f2, count + 8192, 10, 4, nullptr, 1 << 30) == bad);  // sums over keys
+  // Outputs of max_segments rows: 3 rows fit apart from the inputs (the query then asks the device,
+  // if any), 2^30 rows of sums would overlap the keys.
+  CHECK(fastscan::segment_sum(nullptr, bytes, f, k + 64, u, f2, count + 8192, 10, 4, nullptr, 3) != bad);
+  CHECK(fastscan::segment_sum(nullptr, bytes, f, k + 64, u, f2, count + 8192, 10, 4, nullptr, 1 << 30) == bad);
   CHECK(fastscan::segmented_inclusive_scan(nullptr, bytes, f, static_cast<const std::int64_t*>(nullptr), f,
                                            fastscan::sum_op{}, 10, 4) == bad);
   // Nothing to scan is no error, and the size query still answers.
