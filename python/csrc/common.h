@@ -103,62 +103,36 @@ struct tag {
   case at::k##S:                 \
     return f(tag<T>{});
 
+// is_NAME(t): whether a dtype is in a family; visit_NAME(t, f): f(tag<T>) for its C++ type (checked
+// before). KERNELS lists the dtypes with kernels (fp8 features are widened first without them).
+#define FASTSCAN_EXT_DTYPE_FAMILY(NAME, LIST, KERNELS)           \
+  inline bool is_##NAME(at::ScalarType t) {                      \
+    switch (t) {                                                 \
+      LIST(FASTSCAN_EXT_IS)                                      \
+      return true;                                               \
+      default:                                                   \
+        return false;                                            \
+    }                                                            \
+  }                                                              \
+  template <class F>                                             \
+  void visit_##NAME(at::ScalarType t, F&& f) {                   \
+    switch (t) {                                                 \
+      KERNELS(FASTSCAN_EXT_VISIT)                                \
+      default:                                                   \
+        TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);     \
+    }                                                            \
+  }
+
 // cummax / cummin and cumsum's inputs. bool has kernels of its own: a bool tensor may hold any byte
 // (u8.view(torch.bool)), which torch reads as true when not 0, and so do the library's bool entry
 // points; uint8's kernels would sum and compare the raw bytes.
-inline bool is_scan_dtype(at::ScalarType t) {
-  switch (t) {
-    FASTSCAN_EXT_SCAN_DTYPES(FASTSCAN_EXT_IS)
-    return true;
-    default:
-      return false;
-  }
-}
-template <class F>
-void visit_scan_dtype(at::ScalarType t, F&& f) {
-  switch (t) {
-    FASTSCAN_EXT_SCAN_DTYPES(FASTSCAN_EXT_VISIT)
-    default:
-      TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
-  }
-}
-
+FASTSCAN_EXT_DTYPE_FAMILY(scan_dtype, FASTSCAN_EXT_SCAN_DTYPES, FASTSCAN_EXT_SCAN_DTYPES)
 // The floating types: logcumsumexp's inputs and the gradients.
-inline bool is_float_dtype(at::ScalarType t) {
-  switch (t) {
-    FASTSCAN_EXT_FLOAT_DTYPES(FASTSCAN_EXT_IS)
-    return true;
-    default:
-      return false;
-  }
-}
-template <class F>
-void visit_float_dtype(at::ScalarType t, F&& f) {
-  switch (t) {
-    FASTSCAN_EXT_FLOAT_DTYPES(FASTSCAN_EXT_VISIT)
-    default:
-      TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
-  }
-}
-
+FASTSCAN_EXT_DTYPE_FAMILY(float_dtype, FASTSCAN_EXT_FLOAT_DTYPES, FASTSCAN_EXT_FLOAT_DTYPES)
 // The segmented operators' features; fp8 has kernels of its own only in a build with
 // FASTSCAN_NATIVE_FP8=1 (they are the slowest to compile), else it is widened to float16 first.
-inline bool is_feature_dtype(at::ScalarType t) {
-  switch (t) {
-    FASTSCAN_EXT_FEATURE_DTYPES(FASTSCAN_EXT_IS)
-    return true;
-    default:
-      return false;
-  }
-}
-template <class F>
-void visit_feature_dtype(at::ScalarType t, F&& f) {
-  switch (t) {
-    FASTSCAN_EXT_FEATURE_KERNEL_DTYPES(FASTSCAN_EXT_VISIT)
-    default:
-      TORCH_INTERNAL_ASSERT(false, "unchecked dtype ", t);
-  }
-}
+FASTSCAN_EXT_DTYPE_FAMILY(feature_dtype, FASTSCAN_EXT_FEATURE_DTYPES, FASTSCAN_EXT_FEATURE_KERNEL_DTYPES)
+
 #ifdef FASTSCAN_EXT_NATIVE_FP8
 inline constexpr bool native_fp8 = true;
 #else
