@@ -155,9 +155,10 @@ struct CumsumFn : torch::autograd::Function<CumsumFn> {
   }
 };
 
-// An integer or bool result (dtype=) is not differentiable: torch returns it without a gradient.
+// An integer or bool result (dtype=) of an input that needs a gradient is an error, as in torch.
 Tensor cumsum_autograd(const Tensor& x, int64_t dim, std::optional<at::ScalarType> dtype) {
-  const bool grad = needs_grad(x) && at::isFloatingType(dtype.value_or(x.scalar_type()));
+  const bool grad = needs_grad(x);
+  TORCH_CHECK(!grad || !dtype || at::isFloatingType(*dtype), "Autograd not support dtype: ", *dtype);
   return autograd_kernel<CumsumFn, Tensor>(cumsum_op(), grad, x, dim, dtype);
 }
 
@@ -181,7 +182,7 @@ struct LogcumsumexpFn : torch::autograd::Function<LogcumsumexpFn> {
     const auto saved = ctx->get_saved_variables();
     const Tensor& x = saved[0];
     const Tensor& out = saved[1];
-    if (grad.dim() == 0 || grad.numel() == 0) {
+    if (grad.dim() == 0) {
       return {grad, Tensor()};  // out = x (as torch: an infinite x passes its gradient through)
     }
     const int64_t dim = ctx->saved_data["dim"].toInt();

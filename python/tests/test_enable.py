@@ -49,10 +49,11 @@ def test_enabled_restores_the_previous_state(quiet):
 
 
 def _opinfos():
+    """The four ops' OpInfos, or one skipped case that says why there are none."""
     try:
         from torch.testing._internal.common_methods_invocations import op_db
-    except Exception:  # noqa: BLE001  (torch's internal test modules need expecttest and more)
-        return []
+    except Exception as e:  # noqa: BLE001  (torch's internal test modules need expecttest and more)
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"torch's OpInfo database does not import: {e!r}"))]
     return [op for op in op_db if op.name in ("cummax", "cummin", "cumsum", "logcumsumexp") and not op.variant_test_name]
 
 
@@ -65,7 +66,7 @@ TOLERANCE = {torch.float16: {"rtol": 1e-2, "atol": 1e-2}, torch.bfloat16: {"rtol
 
 
 @requires_cuda
-@pytest.mark.parametrize("op", _opinfos(), ids=lambda op: op.name)
+@pytest.mark.parametrize("op", _opinfos(), ids=lambda op: op.name if op else "no-opinfo")
 def test_opinfo_samples_with_fastscan_enabled(op, quiet):
     checked = 0
     for dtype in sorted(op.supported_dtypes("cuda"), key=str):
