@@ -136,7 +136,7 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const T* feats, cons
   cudaError_t err = make_bev_pool_plan<Key>(nullptr, plan_bytes, keys, S, num_cells, plan, stream);
   if (err == cudaSuccess) err = bev_pool<T, Key, Acc>(nullptr, pool_bytes, plan, feats, grid, C, stream);
   if (err != cudaSuccess) return err;
-  plan_bytes = (plan_bytes + 255) / 256 * 256;
+  plan_bytes = detail::temp_piece(plan_bytes);
   if (d_temp == nullptr) {
     temp_bytes = plan_bytes + pool_bytes;
     return cudaSuccess;

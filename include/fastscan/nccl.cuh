@@ -47,7 +47,7 @@ cudaError_t sharded_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Sha
     return cudaErrorInvalidValue;
   }
   const std::size_t record = shard::summary_bytes<Acc>(local);
-  const std::size_t records = (record * static_cast<std::size_t>(ranks) + 255) / 256 * 256;
+  const std::size_t records = FASTSCAN_NAMESPACE::detail::temp_piece(record * static_cast<std::size_t>(ranks));
   std::size_t summary_temp = 0, scan_temp = 0;
   cudaError_t err = shard::summarize(nullptr, summary_temp, in, local, kind, nullptr, stream);
   if (err == cudaSuccess) err = shard::scan_from(nullptr, scan_temp, in, local, kind, nullptr, record, rank, out, exclusive, stream);

@@ -46,18 +46,6 @@ cudaError_t keyed_scan(Temp temp, InIt in, const Key* keys, OutIt out, Op op, st
   return run(temp, problem{{}, in, out, row_keys<Key>{keys, S}, segmented_op<Op>{op}}, segment_shape(S, C), stream, true);
 }
 
-//! Carves 256-byte aligned pieces out of temp storage (a null base only adds up the sizes).
-struct temp_carver {
-  unsigned char* base;
-  std::size_t used = 0;
-  template <class T>
-  T* take(std::size_t count) {
-    T* const at = base ? reinterpret_cast<T*>(base + used) : nullptr;
-    used += (count * sizeof(T) + 255) / 256 * 256;
-    return at;
-  }
-};
-
 //! Columns a run-sum thread sums: one 16-byte group (one element above 16 bytes).
 template <class T>
 constexpr int run_sum_vec = sizeof(T) >= 16 ? 1 : static_cast<int>(16 / sizeof(T));

@@ -60,7 +60,6 @@ std::size_t summary_bytes(Shape3 local) {
 
 namespace detail_ {
 
-using FASTSCAN_NAMESPACE::detail::align16;
 
 constexpr std::int64_t fold_rows = 64;  //!< rows a thread folds per pass (passes: log_64 len)
 
@@ -134,19 +133,20 @@ cudaError_t summarize(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
   namespace d = detail_;
   if (local.outer < 0 || local.len < 0 || local.inner < 0) return cudaErrorInvalidValue;
   const std::int64_t cols = local.outer * local.inner;
-  const std::size_t half = d::align16(static_cast<std::size_t>(cols * ((local.len + d::fold_rows - 1) / d::fold_rows)) * sizeof(Acc));
+  const auto folds = static_cast<std::size_t>(cols * ((local.len + d::fold_rows - 1) / d::fold_rows));
+  FASTSCAN_NAMESPACE::detail::temp_carver t{static_cast<unsigned char*>(d_temp)};
+  Acc* const from = t.take<Acc>(folds);  // (the fold passes alternate between two buffers)
+  Acc* const to = t.take<Acc>(folds);
   if (d_temp == nullptr) {
-    temp_bytes = 2 * half + 16;
+    temp_bytes = t.used > 0 ? t.used : 1;
     return cudaSuccess;
   }
-  if (temp_bytes < 2 * half + 16 || record == nullptr || (cols > 0 && local.len > 0 && in == nullptr)) return cudaErrorInvalidValue;
+  if (temp_bytes < t.used || record == nullptr || (cols > 0 && local.len > 0 && in == nullptr)) return cudaErrorInvalidValue;
   const std::int64_t len = cols > 0 ? local.len : 0;
   d::write_length_kernel<<<1, 1, 0, stream>>>(static_cast<std::int64_t*>(record), len);
   const cudaError_t err = cudaPeekAtLastError();
   if (err != cudaSuccess || len == 0) return err;
-  auto* const temp = static_cast<unsigned char*>(d_temp);
-  return d::fold_columns(in, local, kind, reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16),
-                         reinterpret_cast<Acc*>(temp), reinterpret_cast<Acc*>(temp + half), stream);
+  return d::fold_columns(in, local, kind, reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16), from, to, stream);
 }
 
 //! Step 3: scans the shard into `out` (any output iterator taking Kind::acc_t) from the records of
@@ -159,24 +159,23 @@ cudaError_t scan_from(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
   namespace d = detail_;
   if (local.outer < 0 || local.len < 0 || local.inner < 0 || rank < 0) return cudaErrorInvalidValue;
   const std::int64_t cols = local.outer * local.inner;
-  const std::size_t carry_bytes = d::align16(static_cast<std::size_t>(cols) * sizeof(Acc));
-  const std::size_t head = carry_bytes + d::align16(static_cast<std::size_t>(cols)) + 16;
+  FASTSCAN_NAMESPACE::detail::temp_carver t{static_cast<unsigned char*>(d_temp)};
+  Acc* const carry = t.take<Acc>(static_cast<std::size_t>(cols));
+  unsigned char* const has = t.take<unsigned char>(static_cast<std::size_t>(cols));
+  auto* const offset = t.take<std::int64_t>(1);
   const d::carried_input<T, Kind> reader{in, kind, nullptr, nullptr, nullptr, local.len > 0 ? local.len : 1, local.inner > 0 ? local.inner : 1,
                                          exclusive};
   const auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), reader);
   std::size_t scan_bytes = 0;
   cudaError_t err = FASTSCAN_NAMESPACE::inclusive_scan(nullptr, scan_bytes, input, out, kind.op, local, stream);
   if (err != cudaSuccess) return err;
+  unsigned char* const scan_temp = t.take<unsigned char>(scan_bytes);
   if (d_temp == nullptr) {
-    temp_bytes = head + scan_bytes;
+    temp_bytes = t.used;
     return cudaSuccess;
   }
-  if (temp_bytes < head + scan_bytes || records == nullptr) return cudaErrorInvalidValue;
+  if (temp_bytes < t.used || records == nullptr) return cudaErrorInvalidValue;
   if (cols == 0 || local.len == 0) return cudaSuccess;
-  auto* const base = static_cast<unsigned char*>(d_temp);
-  auto* const carry = reinterpret_cast<Acc*>(base);
-  auto* const has = base + carry_bytes;
-  auto* const offset = reinterpret_cast<std::int64_t*>(base + carry_bytes + d::align16(static_cast<std::size_t>(cols)));
   d::carry_kernel<<<FASTSCAN_NAMESPACE::detail::elementwise_grid(cols), policy::elementwise_threads, 0, stream>>>(static_cast<const unsigned char*>(records), record_bytes, rank, cols,
                                                            kind, carry, has, offset);
   err = cudaPeekAtLastError();
@@ -185,7 +184,7 @@ cudaError_t scan_from(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
   carried.carry = carry;
   carried.has = has;
   carried.offset = offset;
-  return FASTSCAN_NAMESPACE::inclusive_scan(base + head, scan_bytes, thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), carried),
+  return FASTSCAN_NAMESPACE::inclusive_scan(scan_temp, scan_bytes, thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), carried),
                         out, kind.op, local, stream);
 }
 

@@ -20,6 +20,21 @@ namespace detail {
 
 FASTSCAN_LAYOUT_FN std::size_t align16(std::size_t v) { return (v + 15) / 16 * 16; }
 
+//! Pieces of temp storage start 256 bytes apart at least, as the CUDA allocators align blocks.
+FASTSCAN_LAYOUT_FN std::size_t temp_piece(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+//! The one carver of temp storage into pieces (a null base only adds up the sizes).
+struct temp_carver {
+  unsigned char* base;
+  std::size_t used = 0;
+  template <class T>
+  T* take(std::size_t count) {
+    T* const at = base ? reinterpret_cast<T*>(base + used) : nullptr;
+    used += temp_piece(count * sizeof(T));
+    return at;
+  }
+};
+
 //! Warp rows of a column tile: a warp holds 32 / lanes_x thread rows when lanes_x < 32, else one.
 FASTSCAN_LAYOUT_FN int column_warp_rows(int lanes_x, int lanes_y) {
   return lanes_x >= 32 ? lanes_y : lanes_y * lanes_x / 32;
