@@ -5,7 +5,7 @@
 // dtypes) goes to torch's own CUDA kernel, called directly. Disabling drops the registrations and
 // torch's kernels serve again.
 #include "common.h"
-#include "scan_ops.h"
+#include "operators.h"
 
 #include <ATen/ops/_cummax_helper_cuda_dispatch.h>
 #include <ATen/ops/_cummin_helper_cuda_dispatch.h>

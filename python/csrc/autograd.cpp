@@ -8,10 +8,11 @@
 #include <torch/autograd.h>
 #include <torch/library.h>
 
+#include "operators.h"
+
 namespace fastscan_ext {
 namespace {
 
-using at::Tensor;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
@@ -128,11 +129,6 @@ struct ExtremeFn : torch::autograd::Function<ExtremeFn<IsMax>> {
   }
 };
 
-template <bool IsMax>
-std::tuple<Tensor, Tensor> extreme_autograd(const Tensor& x, int64_t dim) {
-  return autograd_kernel<ExtremeFn<IsMax>, std::tuple<Tensor, Tensor>>(IsMax ? cummax_op() : cummin_op(), needs_grad(x),
-                                                                       x, dim);
-}
 
 // ---- cumsum: a reverse cumsum of the gradient, in the input's dtype (as torch).
 
@@ -155,12 +151,6 @@ struct CumsumFn : torch::autograd::Function<CumsumFn> {
   }
 };
 
-// An integer or bool result (dtype=) of an input that needs a gradient is an error, as in torch.
-Tensor cumsum_autograd(const Tensor& x, int64_t dim, std::optional<at::ScalarType> dtype) {
-  const bool grad = needs_grad(x);
-  TORCH_CHECK(!grad || !dtype || at::isFloatingType(*dtype), "Autograd not support dtype: ", *dtype);
-  return autograd_kernel<CumsumFn, Tensor>(cumsum_op(), grad, x, dim, dtype);
-}
 
 // ---- logcumsumexp: d out_i / d x_j = exp(x_j - out_i) for j <= i. The positive and negative
 // parts of grad are summed apart in the log domain, each a reverse logcumsumexp, so nothing
@@ -197,9 +187,6 @@ struct LogcumsumexpFn : torch::autograd::Function<LogcumsumexpFn> {
   }
 };
 
-Tensor logcumsumexp_autograd(const Tensor& x, int64_t dim) {
-  return autograd_kernel<LogcumsumexpFn, Tensor>(logcumsumexp_op(), needs_grad(x), x, dim);
-}
 
 // ---- segmented operators: the gradients are again segmented sums or gathers of the keys' runs.
 
@@ -312,10 +299,27 @@ struct BevPoolFn : torch::autograd::Function<BevPoolFn> {
   }
 };
 
-std::tuple<Tensor, Tensor, Tensor> segment_sum_autograd(const Tensor& feats, const Tensor& keys,
-                                                        std::optional<int64_t> max_segments) {
-  return autograd_kernel<SegmentSumFn, std::tuple<Tensor, Tensor, Tensor>>(segment_sum_op(), needs_grad(feats), feats,
-                                                                          keys, max_segments);
+
+}  // namespace
+
+// The kernels the registry (ops.cpp) names.
+TensorPair cummax_autograd(const Tensor& x, int64_t dim) {
+  return autograd_kernel<ExtremeFn<true>, TensorPair>(cummax_op(), needs_grad(x), x, dim);
+}
+TensorPair cummin_autograd(const Tensor& x, int64_t dim) {
+  return autograd_kernel<ExtremeFn<false>, TensorPair>(cummin_op(), needs_grad(x), x, dim);
+}
+// An integer or bool result (dtype=) of an input that needs a gradient is an error, as in torch.
+Tensor cumsum_autograd(const Tensor& x, int64_t dim, std::optional<at::ScalarType> dtype) {
+  const bool grad = needs_grad(x);
+  TORCH_CHECK(!grad || !dtype || at::isFloatingType(*dtype), "Autograd not support dtype: ", *dtype);
+  return autograd_kernel<CumsumFn, Tensor>(cumsum_op(), grad, x, dim, dtype);
+}
+Tensor logcumsumexp_autograd(const Tensor& x, int64_t dim) {
+  return autograd_kernel<LogcumsumexpFn, Tensor>(logcumsumexp_op(), needs_grad(x), x, dim);
+}
+SegmentSums segment_sum_autograd(const Tensor& feats, const Tensor& keys, std::optional<int64_t> max_segments) {
+  return autograd_kernel<SegmentSumFn, SegmentSums>(segment_sum_op(), needs_grad(feats), feats, keys, max_segments);
 }
 Tensor segmented_cumsum_autograd(const Tensor& feats, const Tensor& keys) {
   return autograd_kernel<SegmentedCumsumFn, Tensor>(segmented_cumsum_op(), needs_grad(feats), feats, keys);
@@ -327,16 +331,4 @@ Tensor bev_pool_autograd(const Tensor& feats, const Tensor& keys, int64_t num_ce
   return autograd_kernel<BevPoolFn, Tensor>(bev_pool_op(), needs_grad(feats), feats, keys, num_cells);
 }
 
-}  // namespace
 }  // namespace fastscan_ext
-
-TORCH_LIBRARY_IMPL(fastscan, Autograd, m) {
-  m.impl("cummax", &fastscan_ext::extreme_autograd<true>);
-  m.impl("cummin", &fastscan_ext::extreme_autograd<false>);
-  m.impl("cumsum", &fastscan_ext::cumsum_autograd);
-  m.impl("logcumsumexp", &fastscan_ext::logcumsumexp_autograd);
-  m.impl("segment_sum", &fastscan_ext::segment_sum_autograd);
-  m.impl("segmented_cumsum", &fastscan_ext::segmented_cumsum_autograd);
-  m.impl("voxel_sum", &fastscan_ext::voxel_sum_autograd);
-  m.impl("bev_pool", &fastscan_ext::bev_pool_autograd);
-}

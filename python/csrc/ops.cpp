@@ -1,31 +1,15 @@
-// The operator schemas (no CUDA here), a CPU kernel that rejects CPU tensors clearly, and the
-// Python module whose import loads this library: it also holds direct calls of the hot operators.
+// The operator registry (no CUDA here: the kernels are in scan_ops.cpp, segmented_ops.cpp and
+// autograd.cpp) and the Python module whose import loads this library: it also holds direct calls
+// of the hot operators.
 #include <torch/python.h>  // pybind11 and torch's tensor casters; not torch/extension.h's C++ frontend
 #include <torch/library.h>
 
-#include "scan_ops.h"
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
 
-TORCH_LIBRARY(fastscan, m) {
-  // The fake (meta) kernels are registered in Python, in this module.
-  m.set_python_module("fastscan._meta");
-  // segment_sum returns its float sums first: torch's opcheck adds up the outputs starting from the
-  // first, and an integer first output cannot take the float ones.
-  const std::vector<at::Tag> pt2 = {at::Tag::pt2_compliant_tag};
-  m.def("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", pt2);
-  m.def("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", pt2);
-  m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", pt2);
-  m.def("logcumsumexp(Tensor self, int dim) -> Tensor", pt2);
-  m.def("cummaxmin_backward(Tensor grad, Tensor indices, int dim) -> Tensor", pt2);
-  m.def("segment_sum(Tensor feats, Tensor keys, int? max_segments=None) -> (Tensor sums, Tensor unique_keys, Tensor "
-        "num_segments)",
-        pt2);
-  m.def("segmented_cumsum(Tensor feats, Tensor keys) -> Tensor", pt2);
-  m.def("voxel_sum(Tensor feats, Tensor keys) -> Tensor", pt2);
-  m.def("bev_pool(Tensor feats, Tensor keys, int num_cells) -> Tensor", pt2);
-  m.def("bev_pool_backward(Tensor grad_grid, Tensor keys, ScalarType dtype) -> Tensor", pt2);
-  // Benchmark only: `iters` library calls into preallocated outputs on the current stream.
-  m.def("_cummax_raw_bench(Tensor x, int dim, Tensor(a!) values, Tensor(b!) indices, int iters) -> ()");
-}
+#include "operators.h"
 
 namespace {
 
@@ -37,13 +21,45 @@ void reject_cpu(const c10::OperatorHandle& op, torch::jit::Stack*) {
               "other devices)");
 }
 
+// Defines an operator from its schema with its CUDA kernel, its autograd kernel where it has one, and
+// the CPU rejection; tagged for torch.compile unless `pt2` is false.
+template <class Cuda, class Autograd = std::nullptr_t>
+void define(torch::Library& m, const char* schema, Cuda cuda, Autograd autograd = nullptr, bool pt2 = true) {
+  const std::string name(schema, std::strchr(schema, '('));
+  const std::vector<at::Tag> tags = pt2 ? std::vector<at::Tag>{at::Tag::pt2_compliant_tag} : std::vector<at::Tag>{};
+  m.def(schema, tags);
+  m.impl(name.c_str(), torch::dispatch(c10::DispatchKey::CUDA, cuda));
+  if constexpr (!std::is_same_v<Autograd, std::nullptr_t>) {
+    m.impl(name.c_str(), torch::dispatch(c10::DispatchKey::Autograd, autograd));
+  }
+  m.impl(name.c_str(), torch::dispatch(c10::DispatchKey::CPU, torch::CppFunction::makeFromBoxedFunction<&reject_cpu>()));
+}
+
 }  // namespace
 
-TORCH_LIBRARY_IMPL(fastscan, CPU, m) {
-  for (const char* name : {"cummax", "cummin", "cumsum", "logcumsumexp", "cummaxmin_backward", "segment_sum",
-                           "segmented_cumsum", "voxel_sum", "bev_pool", "bev_pool_backward", "_cummax_raw_bench"}) {
-    m.impl(name, torch::CppFunction::makeFromBoxedFunction<&reject_cpu>());
-  }
+// The operator registry: each operator's schema, CUDA kernel and autograd kernel (operators.h); its
+// fake kernel is fastscan/_meta.py's, registered under the same name (tests/test_registration.py
+// checks that the two lists agree).
+TORCH_LIBRARY(fastscan, m) {
+  using namespace fastscan_ext;
+  m.set_python_module("fastscan._meta");
+  define(m, "cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)", cummax_cuda, cummax_autograd);
+  define(m, "cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)", cummin_cuda, cummin_autograd);
+  define(m, "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumsum_cuda, cumsum_autograd);
+  define(m, "logcumsumexp(Tensor self, int dim) -> Tensor", logcumsumexp_cuda, logcumsumexp_autograd);
+  define(m, "cummaxmin_backward(Tensor grad, Tensor indices, int dim) -> Tensor", cummaxmin_backward_cuda);
+  // segment_sum returns its float sums first: torch's opcheck adds up the outputs starting from the
+  // first, and an integer first output cannot take the float ones.
+  define(m, "segment_sum(Tensor feats, Tensor keys, int? max_segments=None) -> (Tensor sums, Tensor unique_keys, "
+            "Tensor num_segments)",
+         segment_sum_cuda, segment_sum_autograd);
+  define(m, "segmented_cumsum(Tensor feats, Tensor keys) -> Tensor", segmented_cumsum_cuda, segmented_cumsum_autograd);
+  define(m, "voxel_sum(Tensor feats, Tensor keys) -> Tensor", voxel_sum_cuda, voxel_sum_autograd);
+  define(m, "bev_pool(Tensor feats, Tensor keys, int num_cells) -> Tensor", bev_pool_cuda, bev_pool_autograd);
+  define(m, "bev_pool_backward(Tensor grad_grid, Tensor keys, ScalarType dtype) -> Tensor", bev_pool_backward_cuda);
+  // Benchmark only: `iters` library calls into preallocated outputs on the current stream.
+  define(m, "_cummax_raw_bench(Tensor x, int dim, Tensor(a!) values, Tensor(b!) indices, int iters) -> ()",
+         cummax_raw_bench_cuda, nullptr, false);
 }
 
 namespace {

@@ -1,13 +1,9 @@
 // CUDA kernels of the scans: cummax, cummin, cumsum, logcumsumexp, the cummax / cummin gradient
 // and the benchmark's library-only loop. Each is one dtype switch, one size query and one call.
 #include "common.h"
-#include "scan_ops.h"
-
-#include <torch/library.h>
+#include "operators.h"
 
 namespace fastscan_ext {
-
-using at::Tensor;
 
 // cummax (is_max) or cummin of self along dim (wrapped) into values and indices of self's shape
 // and of self's dtype and int64; outputs that are not contiguous take a copy.
@@ -51,10 +47,10 @@ std::tuple<Tensor, Tensor> extreme(const Tensor& self, int64_t dim, bool is_max)
   return {values, indices};
 }
 
-std::tuple<Tensor, Tensor> cummax_cuda(const Tensor& self, int64_t dim) { return extreme(self, dim, true); }
-std::tuple<Tensor, Tensor> cummin_cuda(const Tensor& self, int64_t dim) { return extreme(self, dim, false); }
-
 }  // namespace
+
+TensorPair cummax_cuda(const Tensor& self, int64_t dim) { return extreme(self, dim, true); }
+TensorPair cummin_cuda(const Tensor& self, int64_t dim) { return extreme(self, dim, false); }
 
 // torch.cumsum's result type: int64 for integer and bool inputs unless `dtype` is given.
 at::ScalarType cumsum_result_type(const Tensor& self, std::optional<at::ScalarType> dtype) {
@@ -119,8 +115,6 @@ Tensor logcumsumexp_cuda(const Tensor& self, int64_t dim) {
   return out;
 }
 
-namespace {
-
 // grad_in of cummax / cummin from the forward's indices, without atomics (see kernels.h).
 Tensor cummaxmin_backward_cuda(const Tensor& grad, const Tensor& indices, int64_t dim) {
   const char* op = "fastscan.cummaxmin_backward";
@@ -180,14 +174,4 @@ void cummax_raw_bench_cuda(const Tensor& x, int64_t dim, const Tensor& values, c
   });
 }
 
-}  // namespace
 }  // namespace fastscan_ext
-
-TORCH_LIBRARY_IMPL(fastscan, CUDA, m) {
-  m.impl("cummax", &fastscan_ext::cummax_cuda);
-  m.impl("cummin", &fastscan_ext::cummin_cuda);
-  m.impl("cumsum", &fastscan_ext::cumsum_cuda);
-  m.impl("logcumsumexp", &fastscan_ext::logcumsumexp_cuda);
-  m.impl("cummaxmin_backward", &fastscan_ext::cummaxmin_backward_cuda);
-  m.impl("_cummax_raw_bench", &fastscan_ext::cummax_raw_bench_cuda);
-}

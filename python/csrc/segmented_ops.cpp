@@ -3,13 +3,10 @@
 // widened first (one pass over the keys; each native key type would add its own kernels to build),
 // and so are fp8 features to float16 unless the build has their kernels (common.h).
 #include "common.h"
-
-#include <torch/library.h>
+#include "operators.h"
 
 namespace fastscan_ext {
 namespace {
-
-using at::Tensor;
 
 void check_feature_dtype(at::ScalarType t, const char* op, const char* what) {
   TORCH_CHECK(is_feature_dtype(t), op, ": ", what, " dtype ", dtype_name(t), " is not supported (",
@@ -49,9 +46,31 @@ Rows rows_of(const Tensor& feats, const Tensor& keys) {
           feats.size(1)};
 }
 
+// [S, C] accumulators from one library call per feature type: call(tag<T>, temp, bytes, feats,
+// keys, out, S, C, stream), which takes `bytes` by reference (the size query writes it).
+template <class Call>
+Tensor rows_out(const char* op, const Tensor& feats, const Tensor& keys, Call&& call) {
+  check_rows(feats, keys, op);
+  const c10::cuda::CUDAGuard guard(feats.device());
+  const Rows r = rows_of(feats, keys);
+  Tensor out = at::empty({r.S, r.C}, r.feats.options().dtype(acc_type(feats.scalar_type())));
+  if (out.numel() > 0) {
+    const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+    visit_feature_dtype(r.feats.scalar_type(), [&](auto t) {
+      using T = typename decltype(t)::type;
+      two_phase(op, r.feats, [&](void* temp, std::size_t& bytes) {
+        return call(t, temp, bytes, cptr<T>(r.feats), cptr<int64_t>(r.keys), mptr<seg_acc_t<T>>(out), r.S, r.C, stream);
+      });
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
 // [M, C] sums of the first M segments (M = max_segments, or S: every segment fits), their keys and
 // the count of all segments.
-std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const Tensor& keys,
+SegmentSums segment_sum_cuda(const Tensor& feats, const Tensor& keys,
                                                     std::optional<int64_t> max_segments) {
   const char* op = "fastscan.segment_sum";
   check_rows(feats, keys, op);
@@ -85,26 +104,6 @@ std::tuple<Tensor, Tensor, Tensor> segment_sum_cuda(const Tensor& feats, const T
     });
   }
   return {sums, unique_keys.to(keys.scalar_type()), num_segments};
-}
-
-// [S, C] accumulators from one library call per feature type: call(tag<T>, temp, bytes, feats,
-// keys, out, S, C, stream), which takes `bytes` by reference (the size query writes it).
-template <class Call>
-Tensor rows_out(const char* op, const Tensor& feats, const Tensor& keys, Call&& call) {
-  check_rows(feats, keys, op);
-  const c10::cuda::CUDAGuard guard(feats.device());
-  const Rows r = rows_of(feats, keys);
-  Tensor out = at::empty({r.S, r.C}, r.feats.options().dtype(acc_type(feats.scalar_type())));
-  if (out.numel() > 0) {
-    const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
-    visit_feature_dtype(r.feats.scalar_type(), [&](auto t) {
-      using T = typename decltype(t)::type;
-      two_phase(op, r.feats, [&](void* temp, std::size_t& bytes) {
-        return call(t, temp, bytes, cptr<T>(r.feats), cptr<int64_t>(r.keys), mptr<seg_acc_t<T>>(out), r.S, r.C, stream);
-      });
-    });
-  }
-  return out;
 }
 
 Tensor segmented_cumsum_cuda(const Tensor& feats, const Tensor& keys) {
@@ -172,13 +171,4 @@ Tensor bev_pool_backward_cuda(const Tensor& grad_grid, const Tensor& keys, at::S
   return narrow ? grad_feats.to(dtype) : grad_feats;
 }
 
-}  // namespace
 }  // namespace fastscan_ext
-
-TORCH_LIBRARY_IMPL(fastscan, CUDA, m) {
-  m.impl("segment_sum", &fastscan_ext::segment_sum_cuda);
-  m.impl("segmented_cumsum", &fastscan_ext::segmented_cumsum_cuda);
-  m.impl("voxel_sum", &fastscan_ext::voxel_sum_cuda);
-  m.impl("bev_pool", &fastscan_ext::bev_pool_cuda);
-  m.impl("bev_pool_backward", &fastscan_ext::bev_pool_backward_cuda);
-}

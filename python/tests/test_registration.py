@@ -30,6 +30,13 @@ def test_operator_exists(name):
     assert torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "Meta")  # the fake kernel
 
 
+def test_the_registry_is_the_list_of_operators_and_each_has_a_fake_kernel():
+    registered = sorted(n.split("::")[1] for n in torch._C._dispatch_get_all_op_names() if n.startswith("fastscan::"))
+    assert registered == sorted(OPS)
+    without_fake = [n for n in registered if not torch._C._dispatch_has_kernel_for_dispatch_key(f"fastscan::{n}", "Meta")]
+    assert without_fake == []
+
+
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
 def test_schema(name):
     assert str(getattr(torch.ops.fastscan, name).default._schema) == SCHEMAS[name]

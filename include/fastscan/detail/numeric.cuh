@@ -96,18 +96,22 @@ FASTSCAN_HD bool equal(const T& a, const T& b) {
 
 //! The framework's name of a value type ("int64", "float16", ...), for messages and benchmark labels.
 template <class T>
+inline constexpr const char* dtype_name_v = "other";
+template <> inline constexpr const char* dtype_name_v<bool> = "bool";
+template <> inline constexpr const char* dtype_name_v<bool_byte> = "bool";
+template <> inline constexpr const char* dtype_name_v<unsigned char> = "uint8";
+template <> inline constexpr const char* dtype_name_v<signed char> = "int8";
+template <> inline constexpr const char* dtype_name_v<short> = "int16";
+template <> inline constexpr const char* dtype_name_v<int> = "int32";
+template <> inline constexpr const char* dtype_name_v<long long> = "int64";
+template <> inline constexpr const char* dtype_name_v<long> = sizeof(long) == 8 ? "int64" : "other";
+template <> inline constexpr const char* dtype_name_v<__half> = "float16";
+template <> inline constexpr const char* dtype_name_v<__nv_bfloat16> = "bfloat16";
+template <> inline constexpr const char* dtype_name_v<float> = "float32";
+template <> inline constexpr const char* dtype_name_v<double> = "float64";
+template <class T>
 constexpr const char* dtype_name() {
-  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, bool_byte>) return "bool";
-  else if constexpr (std::is_same_v<T, unsigned char>) return "uint8";
-  else if constexpr (std::is_same_v<T, signed char>) return "int8";
-  else if constexpr (std::is_same_v<T, short>) return "int16";
-  else if constexpr (std::is_same_v<T, int>) return "int32";
-  else if constexpr (std::is_same_v<T, long long> || (std::is_same_v<T, long> && sizeof(long) == 8)) return "int64";
-  else if constexpr (std::is_same_v<T, __half>) return "float16";
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
-  else if constexpr (std::is_same_v<T, float>) return "float32";
-  else if constexpr (std::is_same_v<T, double>) return "float64";
-  else return "other";
+  return dtype_name_v<T>;
 }
 
 }  // namespace detail
