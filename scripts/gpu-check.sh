@@ -30,7 +30,7 @@
 #                                       is, or carried: build-gate/), its table in $OUT/gate.md
 #   scripts/gpu-check.sh all [REGEX]    test, then the gate, then bench
 #   scripts/gpu-check.sh package        the torch package built in place, its pytest (GPU tests included)
-#   scripts/gpu-check.sh probes [LOG2N] the warp-specialised scan probes (bench/probe_ws.cu, probe_cub36.cu)
+#   scripts/gpu-check.sh probes [LOG2N] the speed probes (bench/probe_ws.cu, probe_cub36.cu, probe_lanes.cu)
 #   scripts/gpu-check.sh sweep [--quick] the shape sweep (bench/sweep.py): every axis class, width and size
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -148,7 +148,7 @@ case "${1:-all}" in
     ;;
   probes)
     # The speed issue's experiments (bench/NOTES.md item 1), where built.
-    for p in fastscan_probe_ws fastscan_probe_cub36; do
+    for p in fastscan_probe_ws fastscan_probe_cub36 fastscan_probe_lanes; do
       if [ -x "$build/bench/$p" ]; then timeout 300 "$build/bench/$p" ${2:-} 2>&1 | tee "$out/$p.log"; fi
     done
     ;;

@@ -15,5 +15,15 @@
 #define FASTSCAN_KERNEL __global__
 #endif
 
+//! Around kernel definitions: a kernel instantiated for a caller's type in an unnamed namespace has
+//! internal linkage, where nvcc warns (1407) that the hidden visibility does not apply (it needs none).
+#if defined(__NVCC__)
+#define FASTSCAN_KERNELS_BEGIN _Pragma("nv_diagnostic push") _Pragma("nv_diag_suppress 1407")
+#define FASTSCAN_KERNELS_END _Pragma("nv_diagnostic pop")
+#else
+#define FASTSCAN_KERNELS_BEGIN
+#define FASTSCAN_KERNELS_END
+#endif
+
 #define FASTSCAN_HD __host__ __device__ __forceinline__
 #define FASTSCAN_DEVICE __device__ __forceinline__

@@ -10,7 +10,7 @@
 
 using namespace fstest;
 
-// Operator types live in a named namespace: kernels instantiated on them keep external linkage.
+// Operator types of the tests below (and one in an unnamed namespace, as callers often write them).
 namespace generic_ops {
 
 //! 2x2 matrices mod 2^32: a 16-byte accumulator, too wide for the packed tile state.
@@ -90,6 +90,21 @@ TEST_CASE("inclusive_scan with a non-commutative operator", "[gpu][generic]") {
     CAPTURE(shape_name(s));
     check_generic<affine>(s, compose_affine{}, make_affine);
     check_generic<mat2>(s, matmul{}, make_mat);
+  }
+}
+
+namespace {
+//! Kernels instantiated on a type of an unnamed namespace have internal linkage: they must compile
+//! without a warning (this file builds with warnings as errors) and run.
+struct local_max {
+  __host__ __device__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+}  // namespace
+
+TEST_CASE("inclusive_scan with an operator from an unnamed namespace", "[gpu][generic]") {
+  for (fastscan::Shape3 s : {fastscan::Shape3{1, 100003, 1}, fastscan::Shape3{3, 5001, 5}, fastscan::Shape3{2, 3, 300}}) {
+    CAPTURE(shape_name(s));
+    check_generic<int>(s, local_max{}, [](std::mt19937& r) { return static_cast<int>(r() % 1000) - 500; });
   }
 }
 

@@ -655,6 +655,7 @@ struct column_tile {
 //! One block scans tiles as for_each_tile hands them out. Odd: the kernel for plans whose rows are
 //! narrower than the tile (tile_cols > inner), kept apart so the other plans' kernels carry none of
 //! it.
+FASTSCAN_KERNELS_BEGIN
 template <class Policy, class Problem, bool Odd = false>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -665,6 +666,7 @@ FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void colu
     tile_t(prob, p, tile, smem, lanes).run(tickets);
   });
 }
+FASTSCAN_KERNELS_END
 
 }  // namespace detail
 FASTSCAN_NAMESPACE_END

@@ -14,6 +14,7 @@ namespace detail {
 
 //! Sort input: each point's key (keys outside [0, cells) become `cells` when cells > 0, so that
 //! they sort last and are dropped) and its index.
+FASTSCAN_KERNELS_BEGIN
 template <class Key>
 FASTSCAN_KERNEL void sort_input_kernel(const Key* keys, Key* keys_out, std::int64_t* index, std::int64_t n, std::int64_t cells) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
@@ -22,9 +23,11 @@ FASTSCAN_KERNEL void sort_input_kernel(const Key* keys, Key* keys_out, std::int6
     index[i] = i;
   }
 }
+FASTSCAN_KERNELS_END
 
 //! dst[to(j), c] = src[from(j), c] for j < S (zeros where from(j) < 0): a thread per row and
 //! 16-byte group of the destination's columns.
+FASTSCAN_KERNELS_BEGIN
 template <int V, class Src, class Dst, class Map>
 FASTSCAN_KERNEL void gather_rows_kernel(const Src* src, Dst* dst, Map map, std::int64_t S, std::int64_t C, divisor by_groups) {
   const std::int64_t groups = (C + V - 1) / V;
@@ -41,6 +44,7 @@ FASTSCAN_KERNEL void gather_rows_kernel(const Src* src, Dst* dst, Map map, std::
     store_plain_run<V>(dst + map.to(j) * C + col, out, n);
   }
 }
+FASTSCAN_KERNELS_END
 
 //! bev_pool_backward's rows: point j takes its cell's row (none outside the grid).
 template <class Key>

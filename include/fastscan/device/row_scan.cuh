@@ -522,6 +522,7 @@ FASTSCAN_DEVICE void row_tile_sequence(const Problem& prob, const row_scan_param
 
 //! Tile = block index (a grid-stride loop past the largest grid), whatever order blocks start in
 //! (row_tile_sequence).
+FASTSCAN_KERNELS_BEGIN
 template <class Policy, class Problem, class Heads>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
                                                                                             Heads heads) {
@@ -530,6 +531,7 @@ FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_
     row_tile_sequence<Policy>(prob, p, heads, tile, smem);
   }
 }
+FASTSCAN_KERNELS_END
 
 }  // namespace detail
 FASTSCAN_NAMESPACE_END

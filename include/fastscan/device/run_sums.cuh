@@ -149,6 +149,7 @@ struct run_sum_range {
 
 //! Each thread: one column group down one range of rows. Policy: batch, threads, min_blocks
 //! (plan/kernel_policy.hpp).
+FASTSCAN_KERNELS_BEGIN
 template <class Policy, int V, class T, class Pass>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void run_sums_kernel(Pass pass) {
   run_sum_part part;
@@ -156,9 +157,11 @@ FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void run_
     run_sum_range<Policy, V, T, Pass>(pass, part).run();
   }
 }
+FASTSCAN_KERNELS_END
 
 //! Finishes each pending run: its tail, then the leads of the ranges after it up to the first
 //! that holds a head (the run ends there, or just before it when it starts with one), in order.
+FASTSCAN_KERNELS_BEGIN
 template <int V, class Pass>
 FASTSCAN_KERNEL void run_tails_kernel(Pass pass) {
   using Acc = std::remove_pointer_t<decltype(pass.out)>;
@@ -189,6 +192,7 @@ FASTSCAN_KERNEL void run_tails_kernel(Pass pass) {
   }
   pass.to.write(pass.out, pass.C, head, part.col, acc, part.n);
 }
+FASTSCAN_KERNELS_END
 
 //! Runs into the rows of a dense grid by key; keys outside [0, cells) are dropped.
 template <class Key>

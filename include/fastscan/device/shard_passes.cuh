@@ -14,6 +14,7 @@ namespace detail_ {
 
 //! out[o, k, c] = the fold, in row order, of rows [k * rows, (k + 1) * rows) of column (o, c) of
 //! an [outer, len, inner] view read through `load(o, i, c)`.
+FASTSCAN_KERNELS_BEGIN
 template <class Acc, class Op, class Load>
 FASTSCAN_KERNEL void fold_rows_kernel(Load load, Op op, Acc* out, std::int64_t outer, std::int64_t len, std::int64_t inner,
                                       std::int64_t rows) {
@@ -27,6 +28,7 @@ FASTSCAN_KERNEL void fold_rows_kernel(Load load, Op op, Acc* out, std::int64_t o
     out[t] = acc;
   }
 }
+FASTSCAN_KERNELS_END
 
 //! The shard's inputs lifted at shard positions; then a pass's partial folds.
 template <class T, class Kind>
@@ -46,13 +48,16 @@ struct partial_rows {
 };
 
 //! A record's length, written on the stream (no host memory for a captured graph to read later).
+FASTSCAN_KERNELS_BEGIN
 template <class Int>
 FASTSCAN_KERNEL void write_length_kernel(Int* record, Int len) {
   *record = len;
 }
+FASTSCAN_KERNELS_END
 
 //! Each column's carry (the fold of the earlier ranks' records, positions rebased), whether it has
 //! one, and the shard's offset.
+FASTSCAN_KERNELS_BEGIN
 template <class Kind>
 FASTSCAN_KERNEL void carry_kernel(const unsigned char* records, std::size_t record_bytes, int rank, std::int64_t cols, Kind kind,
                                   typename Kind::acc_t* carry, unsigned char* has, std::int64_t* offset) {
@@ -76,6 +81,7 @@ FASTSCAN_KERNEL void carry_kernel(const unsigned char* records, std::size_t reco
     if (col == 0) *offset = off;
   }
 }
+FASTSCAN_KERNELS_END
 
 }  // namespace detail_
 }  // namespace shard
