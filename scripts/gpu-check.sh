@@ -5,6 +5,8 @@
 #                                       targets only) and copies Google Benchmark's shared library
 #                                       beside the benchmark; with .deps/ (see deps) also on the GPU
 #                                       machine, which has neither Catch2 nor Google Benchmark
+#   scripts/gpu-check.sh pack DIR       the built binaries in DIR/gpu-binaries.txz (xz), to carry;
+#   scripts/gpu-check.sh unpack DIR     on the GPU machine: unpacks them into the build folder
 #   scripts/gpu-check.sh deps           on the development machine: copies Catch2 and Google
 #                                       Benchmark (headers, CMake packages, library) into .deps/,
 #                                       a prefix to carry to the GPU machine (git-ignored), and the
@@ -43,12 +45,26 @@ case "${1:-all}" in
     prefix=()
     [ -d .deps ] && prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
     [ -d .deps/cccl ] && prefix+=(-DFASTSCAN_BENCH_CCCL="$PWD/.deps/cccl")
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "${prefix[@]}"
+    # SASS only (90-real): the binaries are half the size of CI's PTX + SASS, to carry to a GPU machine.
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90-real}" "${prefix[@]}"
     # shellcheck disable=SC2086  # TARGETS is a list
     cmake --build "$build" -j "$(nproc)" ${TARGETS:+--target $TARGETS}
     lib=$(ldconfig -p | awk '/libbenchmark\.so\.1debian/ {print $NF; exit}')
     [ -z "$lib" ] && [ -d .deps ] && lib=$(ls .deps/lib/*/libbenchmark.so.1debian 2>/dev/null | head -n 1)
     if [ -n "$lib" ] && [ -d "$build/bench" ]; then cp -L "$lib" "$build/bench/"; fi
+    ;;
+  pack)
+    # The built binaries (tests, examples, benchmarks and probes, Google Benchmark's library) in one
+    # xz archive, $2/gpu-binaries.txz, for a GPU machine that has none of the build's tools
+    # (`unpack` there); a gate binary (build-gate/) travels beside it.
+    dest=${2:?usage: $0 pack DIR}
+    mkdir -p "$dest"
+    find "$build/tests" "$build/examples" "$build/bench" -maxdepth 1 -type f \( -perm -u+x -o -name '*.so*' \) |
+      tar -cf - -T - | xz -T0 -6 > "$dest/gpu-binaries.txz"
+    du -h "$dest/gpu-binaries.txz"
+    ;;
+  unpack)
+    tar -xJf "${2:?usage: $0 unpack DIR}/gpu-binaries.txz"
     ;;
   deps)
     rm -rf .deps
@@ -172,7 +188,7 @@ case "${1:-all}" in
     ! grep -q " [1-9][0-9]* failed\|no result" "$dir/summary.txt"
     ;;
   *)
-    echo "usage: $0 build|deps|test|sanitize|gate [REF]|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]|package|probes [LOG2N]|sweep [--quick]" >&2
+    echo "usage: $0 build|pack DIR|unpack DIR|deps|test|sanitize|gate [REF]|bench [REGEX]|segmented [REGEX]|fuzz [S [S]]|fuzz-start [S [S]]|fuzz-wait [S]|all [REGEX]|package|probes [LOG2N]|sweep [--quick]" >&2
     exit 2
     ;;
 esac

@@ -18,7 +18,7 @@ start=$SECONDS
 echo "test: the torch package ($("$py" -c 'import torch; print("torch", torch.__version__)')) built in $((SECONDS - start)) s"
 "$py" -m pytest python/tests -q -rs -p no:cacheprovider
 if nvidia-smi -L >/dev/null 2>&1; then
-  FASTSCAN_BUILD_DIR=$build TARGETS="fastscan_tests doc_starts" bash scripts/gpu-check.sh build
+  FASTSCAN_BUILD_DIR=$build CUDA_ARCHS=${CUDA_ARCHS:-90} TARGETS="fastscan_tests doc_starts" bash scripts/gpu-check.sh build
   FASTSCAN_BUILD_DIR=$build bash scripts/gpu-check.sh test
   gpu="and the [gpu] suite "
 fi
