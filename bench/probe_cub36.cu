@@ -1,17 +1,19 @@
 // probe_cub36: CUB 3.6's look-ahead scan (warp-specialised, bulk copies; on sm_90 CUB takes it only
 // for deterministic float sums) forced for int64 and float32 1-D sums, against CUB 3.6's classic
-// scan, fastscan's cumsum and a device copy in the same run (random data, events, median of 7;
+// scan, fastscan's cumsum and a device copy in the same run (random data, events, median of 9;
 // outputs compared with the classic scan's). What it reaches on this card bounds what the
 // warp-specialised row kernel may (probe_ws.cu; bench/NOTES.md item 1). Builds against the
 // cuda-cccl package's headers (FASTSCAN_BENCH_CCCL, scripts/gpu-check.sh deps).
 #include <cub/device/device_scan.cuh>
 #include <fastscan/scan.cuh>
+
+#include "probe_util.cuh"
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 #include <cstdint>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
 
 template <class T> __global__ void fillr(T* p, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < n; i += (std::int64_t)gridDim.x * blockDim.x) {
@@ -31,13 +33,6 @@ struct la_sel {
   }
 };
 
-template <class F> float time_ms(F&& f, int reps = 7) {
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  std::vector<float> t;
-  f(); f();
-  for (int r = 0; r < reps; ++r) { cudaEventRecord(a); f(); cudaEventRecord(b); CK(cudaEventSynchronize(b)); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[reps / 2];
-}
 
 template <class T> bool same(const T* a, const T* b, std::int64_t n) {
   std::vector<T> x(1 << 20), y(1 << 20);
@@ -53,7 +48,7 @@ template <class T, class Sel> void run_la(const char* name, const T* in, T* out,
   size_t bytes = 0;
   CK(cs::dispatch(nullptr, bytes, in, out, cuda::std::plus<>{}, cub::NullType{}, (std::uint64_t)n, 0, Sel{}));
   if (bytes > tb) { printf("%s: temp %zu too big\n", name, bytes); return; }
-  float ms = time_ms([&] { CK(cs::dispatch(tmp, bytes, in, out, cuda::std::plus<>{}, cub::NullType{}, (std::uint64_t)n, 0, Sel{})); });
+  float ms = probe::median_ms([&] { CK(cs::dispatch(tmp, bytes, in, out, cuda::std::plus<>{}, cub::NullType{}, (std::uint64_t)n, 0, Sel{})); });
   double gbs = 2.0 * n * sizeof(T) / ms / 1e6;
   printf("%-40s %9.1f us  %.3f of copy  %s\n", name, ms * 1e3, gbs / copy_gbs, ref && same(out, ref, n) ? "same" : "DIFF");
 }
@@ -64,13 +59,13 @@ template <class T> void suite(const char* tn, std::int64_t n, double copy_gbs, v
   fillr<<<2048, 256>>>(in, n);
   size_t bytes = 0;
   CK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, ref, n));
-  float ms = time_ms([&] { CK(cub::DeviceScan::InclusiveSum(tmp, bytes, in, ref, n)); });
+  float ms = probe::median_ms([&] { CK(cub::DeviceScan::InclusiveSum(tmp, bytes, in, ref, n)); });
   printf("%s n=%lld\n%-40s %9.1f us  %.3f of copy\n", tn, (long long)n, "cub36 classic InclusiveSum", ms * 1e3, 2.0 * n * sizeof(T) / ms / 1e6 / copy_gbs);
   {
     fastscan::Shape3 s{1, n, 1};
     size_t fb = 0;
     CK(fastscan::cumsum(nullptr, fb, in, out, s));
-    float m2 = time_ms([&] { CK(fastscan::cumsum(tmp, fb, in, out, s, cudaStream_t{})); });
+    float m2 = probe::median_ms([&] { CK(fastscan::cumsum(tmp, fb, in, out, s, cudaStream_t{})); });
     printf("%-40s %9.1f us  %.3f of copy  %s\n", "fastscan cumsum", m2 * 1e3, 2.0 * n * sizeof(T) / m2 / 1e6 / copy_gbs, same(out, ref, n) ? "same" : "DIFF");
   }
   constexpr int fb_ipt = 256 / sizeof(T) - 1;
@@ -89,14 +84,9 @@ template <class T> void suite(const char* tn, std::int64_t n, double copy_gbs, v
 
 int main() {
   const std::int64_t n = std::int64_t{1} << 28;
-  void* a; void* b; CK(cudaMalloc(&a, n * 8)); CK(cudaMalloc(&b, n * 8));
-  fillr<<<2048, 256>>>((std::int64_t*)a, n);
-  float ms = time_ms([&] { CK(cudaMemcpyAsync(b, a, n * 8, cudaMemcpyDeviceToDevice)); });
-  const double copy_gbs = 2.0 * n * 8 / ms / 1e6;
+  const double copy_gbs = probe::copy_gbs(n * 8);
   printf("copy %.0f GB/s\n", copy_gbs);
-  CK(cudaFree(b));
   void* tmp; size_t tb = 256 << 20; CK(cudaMalloc(&tmp, tb));
-  CK(cudaFree(a));
   for (int round = 0; round < 2; ++round) {
     suite<std::int64_t>("int64", n, copy_gbs, tmp, tb);
     suite<float>("float32", n, copy_gbs, tmp, tb);

@@ -10,21 +10,14 @@
 #include <fastscan/cumsum.cuh>
 #include <fastscan/inclusive_scan.cuh>
 
+#include "probe_util.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    const cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::printf("%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                  \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 namespace {
 
@@ -50,29 +43,6 @@ __global__ void fill(T* p, std::int64_t n, unsigned seed) {
   }
 }
 
-template <class F>
-float median_ms(F&& f, int reps = 9) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  f();
-  f();
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 template <class T, int K>
 void compare(const char* type, std::int64_t elements, double copy_gbs) {
   using L = lanes<T, K>;
@@ -90,8 +60,8 @@ void compare(const char* type, std::int64_t elements, double copy_gbs) {
   CK(fastscan::inclusive_scan(nullptr, row_bytes, reinterpret_cast<const L*>(in), reinterpret_cast<L*>(row), lanes_sum{}, rows));
   void* temp = nullptr;
   CK(cudaMalloc(&temp, std::max(col_bytes, row_bytes)));
-  const float col_ms = median_ms([&] { CK(fastscan::cumsum(temp, col_bytes, in, col, columns)); });
-  const float row_ms = median_ms([&] {
+  const float col_ms = probe::median_ms([&] { CK(fastscan::cumsum(temp, col_bytes, in, col, columns)); });
+  const float row_ms = probe::median_ms([&] {
     CK(fastscan::inclusive_scan(temp, row_bytes, reinterpret_cast<const L*>(in), reinterpret_cast<L*>(row), lanes_sum{}, rows));
   });
   std::vector<T> a(elements), b(elements);
@@ -116,15 +86,8 @@ int main(int argc, char** argv) {
   const std::int64_t elements = std::int64_t{1} << log2_n;
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  unsigned char *a, *b;
-  CK(cudaMalloc(&a, elements * 4));
-  CK(cudaMalloc(&b, elements * 4));
-  fill<<<1024, 256>>>(reinterpret_cast<int*>(a), elements, 3u);
-  const float copy_ms = median_ms([&] { CK(cudaMemcpyAsync(b, a, elements * 4, cudaMemcpyDeviceToDevice)); });
-  const double copy_gbs = 2.0 * elements * 4 / (copy_ms * 1e6);
+  const double copy_gbs = probe::copy_gbs(elements * 4);
   std::printf("%s, %d SMs; 2^%d elements a case; device copy %.0f GB/s\n", prop.name, prop.multiProcessorCount, log2_n, copy_gbs);
-  CK(cudaFree(a));
-  CK(cudaFree(b));
   for (int round = 0; round < 2; ++round) {
     compare<float, 2>("float32", elements, copy_gbs);
     compare<int, 2>("int32", elements, copy_gbs);

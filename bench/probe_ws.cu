@@ -15,6 +15,8 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include "probe_util.cuh"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -22,15 +24,6 @@
 #include <cstdlib>
 #include <random>
 #include <vector>
-
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    const cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::printf("%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));                  \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 namespace ws {
 namespace fd = fastscan::detail;
@@ -272,27 +265,6 @@ __global__ void fill(T* p, std::int64_t n, std::uint64_t seed) {
   }
 }
 
-template <class F>
-float median_ms(F&& f, int reps = 9) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  f();
-  f();
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 //! Elements that differ (bitwise), and the largest relative difference (floats).
 template <class T>
 void compare(const T* a, const T* b, std::int64_t n, long long& diff, double& rel) {
@@ -340,7 +312,7 @@ void try_config(const char* type, const T* in, T* out, const T* ref, std::int64_
   r.run(in, out, n, temp, next_tag(), nullptr);
   finish_or_die("ws", 5.0);
   compare(out, ref, n, diff, rel);
-  const float ms = median_ms([&] { r.run(in, out, n, temp, next_tag(), nullptr); });
+  const float ms = probe::median_ms([&] { r.run(in, out, n, temp, next_tag(), nullptr); });
   std::printf("%-8s ws %d warps x %2d items x %d stages (%5d B tile, %d blocks)  %8.1f us  %.3f of copy  differ %lld (rel %.1e)\n",
               type, Warps, Items, Stages, ws::cfg<T, Warps, Items, Stages>::tile_bytes, r.blocks, ms * 1e3,
               2.0 * n * sizeof(T) / (ms * 1e6) / copy_gbs, diff, rel);
@@ -358,13 +330,13 @@ void suite(const char* type, std::int64_t n, double copy_gbs) {
   fill<<<2048, 256>>>(in, n, 7);
   std::size_t cub_bytes = 0;
   CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, ref, n));
-  const float cub_ms = median_ms([&] { CK(cub::DeviceScan::InclusiveSum(temp, cub_bytes, in, ref, n)); });
+  const float cub_ms = probe::median_ms([&] { CK(cub::DeviceScan::InclusiveSum(temp, cub_bytes, in, ref, n)); });
   std::printf("%-8s CUB InclusiveSum                                              %8.1f us  %.3f of copy\n", type,
               cub_ms * 1e3, 2.0 * n * sizeof(T) / (cub_ms * 1e6) / copy_gbs);
   std::size_t fs_bytes = 0;
   const fastscan::Shape3 shape{1, n, 1};
   CK(fastscan::cumsum(nullptr, fs_bytes, in, out, shape));
-  const float fs_ms = median_ms([&] { CK(fastscan::cumsum(temp, fs_bytes, in, out, shape, nullptr)); });
+  const float fs_ms = probe::median_ms([&] { CK(fastscan::cumsum(temp, fs_bytes, in, out, shape, nullptr)); });
   long long diff = 0;
   double rel = 0;
   compare(out, ref, n, diff, rel);
@@ -394,15 +366,8 @@ int main(int argc, char** argv) {
   const std::int64_t n = std::int64_t{1} << log2_n;
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  unsigned char *a, *b;
-  CK(cudaMalloc(&a, n * 8));
-  CK(cudaMalloc(&b, n * 8));
-  fill<<<2048, 256>>>(reinterpret_cast<std::int64_t*>(a), n, 3);
-  const float copy_ms = median_ms([&] { CK(cudaMemcpyAsync(b, a, n * 8, cudaMemcpyDeviceToDevice)); });
-  const double copy_gbs = 2.0 * n * 8 / (copy_ms * 1e6);
+  const double copy_gbs = probe::copy_gbs(n * 8);
   std::printf("%s, %d SMs; n = 2^%d; device copy %.0f GB/s\n", prop.name, prop.multiProcessorCount, log2_n, copy_gbs);
-  CK(cudaFree(a));
-  CK(cudaFree(b));
   for (int round = 0; round < 2; ++round) {
     suite<std::int64_t>("int64", n, copy_gbs);
     suite<float>("float32", n, copy_gbs);
