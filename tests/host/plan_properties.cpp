@@ -560,3 +560,24 @@ TEST_CASE("a plan in words names its region: rows with or without a look-back, c
     CHECK(has(words(Shape3{std::int64_t{1} << 40, std::int64_t{1} << 30, 1}), "rejected (more than 2^62 elements)"));
   }
 }
+
+TEST_CASE("temp storage carves into pieces 256 bytes apart, and a null base only sizes them", "[host][plan]") {
+  using fastscan::detail::temp_carver;
+  temp_carver sizing{nullptr};
+  CHECK(sizing.take<double>(3) == nullptr);
+  CHECK(sizing.take<char>(0) == nullptr);
+  CHECK(sizing.take<int>(65) == nullptr);
+  CHECK(sizing.used == 256 + 0 + 512);
+  alignas(256) static unsigned char block[1024];
+  temp_carver t{block};
+  auto* const a = t.take<double>(3);
+  auto* const b = t.take<char>(0);
+  auto* const c = t.take<int>(65);
+  CHECK(reinterpret_cast<unsigned char*>(a) == block);
+  CHECK(reinterpret_cast<unsigned char*>(b) == block + 256);  // (an empty piece takes no room)
+  CHECK(reinterpret_cast<unsigned char*>(c) == block + 256);
+  CHECK(t.used == sizing.used);
+  CHECK(fastscan::detail::temp_piece(1) == 256);
+  CHECK(fastscan::detail::temp_piece(256) == 256);
+  CHECK(fastscan::detail::temp_piece(257) == 512);
+}
