@@ -33,7 +33,7 @@ if [ "${1:-}" = "--against" ]; then
   if git rev-parse --git-dir >/dev/null 2>&1; then
     ref=${ref_arg:-$(git log -1 --format=%h -- include/fastscan/version.cuh)}
     ref=$(git rev-parse --short "$ref")
-    version=$(git show "$ref:include/fastscan/version.cuh" 2>/dev/null | sed -n 's/^#define FASTSCAN_VERSION \([0-9]*\)$/\1/p')
+    version=$( (git show "$ref:include/fastscan/version.cuh" 2>/dev/null || true) | sed -n 's/^#define FASTSCAN_VERSION \([0-9]*\)$/\1/p')
     label="$ref (version ${version:-none})"
     new_label="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- include bench || echo +changes)"
   fi
