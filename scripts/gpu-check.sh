@@ -95,7 +95,7 @@ case "${1:-all}" in
     cases+=',cumsum into the same type - std::uint8_t'  # (1-byte sums take whole units: their own path)
     cases+=',unsorted*'  # keyed problems, segment totals past the last row or column (small shapes)
     cases+=',[graph],[pointers],[stream]'  # every entry point: graphs, streams, threads, odd pointers ([progress] holds SMs: not under a tool)
-    # Each tool twice in parallel: the capped-grid tile-counter test (the slowest under the tools)
+    # Each tool twice in parallel: the capped-grid test (the slowest under the tools)
     # on its own, the rest of the subset beside it; logs in $out/sanitize-TOOL-PART.log.
     pids=()
     counter='grids smaller than their tiles loop over them*'  # (a comma would split Catch2's spec)
