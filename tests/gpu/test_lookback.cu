@@ -359,9 +359,10 @@ long long count_wrong_capped(const scan_case& c, std::int64_t max_grid, bool& lo
 
 TEST_CASE("grids smaller than their tiles loop over them, over temp storage no pass zeroes", "[gpu][lookback]") {
   // A plan whose grid cannot hold one block per tile (device_limits::max_grid_x) loops its blocks
-  // over tiles by block index, over temp storage of 0xff bytes that no zeroing pass clears (the
-  // call's tag makes it read as empty). The solver plans the same shapes for the running device
-  // with its grid capped.
+  // over tiles: row tiles by block index, column tiles that look back from the ticket word in the
+  // order blocks start them, over temp storage of 0xff bytes that no zeroing pass clears (the
+  // tagged ticket word claims it). The solver plans the same shapes for the running device with
+  // its grid capped.
   using extreme_problem = fastscan::detail::extreme_problem<std::int64_t, std::int64_t>;  // cummax's operator
   using sum_problem = fastscan::detail::sum_entry<std::int32_t, std::int32_t>::problem;
   std::vector<fastscan::Shape3> shapes = lookback_shapes;
@@ -470,15 +471,15 @@ TEST_CASE("temp storage that holds a saved dump of an earlier call's tile state 
 
 namespace {
 
-//! Sets the polls a look-back waits through before it scans the tile it waits on itself, for one scope.
+//! Sets the polls a row look-back waits through before it scans the tile it waits on itself, for one scope.
 struct stall_polls_guard {
   unsigned saved = fastscan::detail::lookback_stall_polls().load();
   explicit stall_polls_guard(unsigned polls) { fastscan::detail::lookback_stall_polls().store(polls); }
   ~stall_polls_guard() { fastscan::detail::lookback_stall_polls().store(saved); }
 };
 
-//! The row and column kernels with their tiles in reverse order, gridDim.x at a time: every
-//! look-back waits on tiles that start only once it has ended, an order nothing in CUDA rules out.
+//! The row kernel with its tiles in reverse order, gridDim.x at a time: every look-back waits on
+//! tiles that start only once it has ended, an order nothing in CUDA rules out.
 template <class Policy, class Problem>
 __global__ void reversed_rows(Problem prob, fastscan::detail::row_scan_params p, fastscan::detail::positional_heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -486,50 +487,31 @@ __global__ void reversed_rows(Problem prob, fastscan::detail::row_scan_params p,
     fastscan::detail::row_tile_sequence<Policy>(prob, p, heads, p.num_tiles - 1 - k, smem);
   }
 }
-template <class Policy, class Problem, bool Odd>
-__global__ void reversed_columns(Problem prob, fastscan::detail::column_scan_params p) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  for (std::int64_t k = blockIdx.x; k < p.num_tiles; k += gridDim.x) {
-    fastscan::detail::column_tile_sequence<Policy, Odd>(prob, p, p.num_tiles - 1 - k, smem);
-  }
-}
 
-//! The plan's kernel (variant I of the problem's list) in reverse order on `blocks` blocks.
-template <int I, class Problem>
-void launch_reversed(const fastscan::detail::plan& p, const fastscan::detail::launch_state& st, const Problem& prob,
-                     unsigned blocks) {
-  namespace d = fastscan::detail;
-  using k = d::problem_kernels<Problem>;
-  constexpr d::kernel_variant v = k::variants().at[I];
-  const d::launcher<Problem> l{p, prob, nullptr};
-  if constexpr (v.kind == d::strategy::rows) {
-    const d::positional_heads heads{p.layout.len, d::divisor(p.layout.len)};
-    reversed_rows<typename k::template row_policy<v.items>, Problem>
-        <<<blocks, p.block_threads, p.smem_bytes>>>(prob, l.row_params(st), heads);
-  } else {
-    reversed_columns<typename k::template column_policy<v.items>, Problem, v.odd>
-        <<<blocks, p.block_threads, p.smem_bytes>>>(prob, l.column_params(st));
-  }
-}
-template <class Problem, int... I>
-void launch_reversed(const fastscan::detail::plan& p, const fastscan::detail::launch_state& st, const Problem& prob,
-                     unsigned blocks, std::integer_sequence<int, I...>) {
-  ((p.variant == I ? launch_reversed<I>(p, st, prob, blocks) : void()), ...);
-}
-
-//! Scans `prob` over `s` in reverse tile order on `blocks` blocks, with the state dispatch gives it.
+//! Scans `prob` over `s` through reversed_rows on `blocks` blocks, with the state dispatch gives it.
 template <class Problem>
 void scan_reversed(const Problem& prob, fastscan::Shape3 s, unsigned blocks) {
   namespace d = fastscan::detail;
   using k = d::problem_kernels<Problem>;
   d::plan p;
   CUDA_REQUIRE(d::solve(s, k::types(), p));
+  REQUIRE(p.kind == d::strategy::rows);
   REQUIRE(p.lookback);
   device_buffer<unsigned char> temp(p.temp_bytes);
   CUDA_REQUIRE(cudaMemset(temp.ptr, 0xff, p.temp_bytes));
   d::launch_state st;
   CUDA_REQUIRE(d::prepare_state(p, temp.ptr, d::tile_word_bytes<typename Problem::acc_t>, nullptr, st));
-  launch_reversed(p, st, prob, blocks, std::make_integer_sequence<int, k::variants().count>{});
+  const d::row_scan_params params{p.layout.outer * p.layout.len, p.tile_items, p.num_tiles, true, st.words, st.tag, 0, 0,
+                                  st.stall_polls};
+  const d::positional_heads heads{p.layout.len, d::divisor(p.layout.len)};
+  if (p.items == k::row_items) {
+    reversed_rows<typename k::template row_policy<k::row_items>, Problem>
+        <<<blocks, p.block_threads, p.smem_bytes>>>(prob, params, heads);
+  } else {
+    REQUIRE(p.items == k::row_latency_items);
+    reversed_rows<typename k::template row_policy<k::row_latency_items>, Problem>
+        <<<blocks, p.block_threads, p.smem_bytes>>>(prob, params, heads);
+  }
   CUDA_REQUIRE(cudaGetLastError());
   CUDA_REQUIRE(cudaDeviceSynchronize());
 }
@@ -570,17 +552,12 @@ std::size_t differing(const host_array<T>& a, const host_array<T>& b) {
   return n;
 }
 
-//! Rows, then columns: one chain (float sums in two levels), several, rows narrower than the tile,
-//! and column chunks.
 const std::vector<fastscan::Shape3> stall_shapes = {
-    {1, (std::int64_t{1} << 18) + 3, 1}, {3, 100003, 1}, {1000, 777, 1}, {2, 300007, 1},
-    {1, 100003, 4}, {3, 20011, 64}, {2, 30011, 3}, {1, 4099, 300}};
-
-std::size_t numel(const fastscan::Shape3& s) { return static_cast<std::size_t>(s.outer * s.len * s.inner); }
+    {1, (std::int64_t{1} << 18) + 3, 1}, {3, 100003, 1}, {1000, 777, 1}, {2, 300007, 1}};
 
 }  // namespace
 
-TEST_CASE("tiles run in reverse order finish, with the bits of a plain call", "[gpu][lookback][progress]") {
+TEST_CASE("row tiles run in reverse order finish, with the bits of a plain call", "[gpu][lookback][progress]") {
   // No tile's predecessor starts before the tile ends: each look-back stops waiting after its
   // polls and scans the tile it waited on in its place, without outputs, then tries again.
   namespace d = fastscan::detail;
@@ -588,7 +565,7 @@ TEST_CASE("tiles run in reverse order finish, with the bits of a plain call", "[
   for (const auto& s : stall_shapes) {
     for (const unsigned blocks : {1u, 3u}) {
       CAPTURE(shape_name(s), blocks);
-      const std::size_t n = numel(s);
+      const std::size_t n = static_cast<std::size_t>(s.outer * s.len);
       auto in = order_sensitive(n, 31 + blocks);
       for (std::size_t i = 0; i < n; i += 97) in[i] = std::nanf("");
       const row_results plain = plain_calls(in, s);
@@ -607,23 +584,23 @@ TEST_CASE("tiles run in reverse order finish, with the bits of a plain call", "[
   }
 }
 
-TEST_CASE("look-backs that stop at their first unready poll give the bits of waiting", "[gpu][lookback]") {
+TEST_CASE("row look-backs that stop at their first unready poll give the bits of waiting", "[gpu][lookback]") {
   // Every window a look-back finds unready sends its block to scan that tile itself, while other
   // tiles publish beside it: the results of exact scans are right, and float sums keep the waiting
   // run's bits. (Small shapes: with no polls to spare, helpers cascade, quadratic in the tiles.)
   const auto waited = [] {
     std::vector<row_results> r;
-    for (const auto& s : stall_shapes) r.push_back(plain_calls(order_sensitive(numel(s), 5), s));
+    for (const auto& s : stall_shapes) r.push_back(plain_calls(order_sensitive(static_cast<std::size_t>(s.outer * s.len), 5), s));
     return r;
   }();
   const stall_polls_guard guard(0);
   for_each_case([](const scan_case& c, auto element) {
-    if (c.numel() <= (std::size_t{1} << 17)) check_stale_state<decltype(element)>(c);
+    if (c.s.inner == 1 && c.numel() <= (std::size_t{1} << 17)) check_stale_state<decltype(element)>(c);
   });
   for (std::size_t k = 0; k < stall_shapes.size(); ++k) {
     const auto& s = stall_shapes[k];
     CAPTURE(shape_name(s));
-    const row_results fell = plain_calls(order_sensitive(numel(s), 5), s);
+    const row_results fell = plain_calls(order_sensitive(static_cast<std::size_t>(s.outer * s.len), 5), s);
     CHECK(differing(fell.sums, waited[k].sums) == 0);
     CHECK(differing(fell.maxima, waited[k].maxima) == 0);
     CHECK(differing(fell.indices, waited[k].indices) == 0);

@@ -189,20 +189,23 @@ TEST_CASE("inclusive_scan takes output iterators whose elements take the input's
   STATIC_REQUIRE_FALSE(output_supported<const opaque*, int*>::value);  // no conversion
 }
 
-TEST_CASE("tile tags never read as zeroed or 0xff-filled tile words", "[host][index]") {
-  // A tile word holds tag << 2 | status (tile_state.cuh): a tag of 0 would take zeroed memory for
-  // this call's words, and one of all ones memory filled with 0xff. Rewinding the counter to just
-  // below such tags shows the tag source skips them.
+TEST_CASE("tile tags never read as a zeroed or 0xff-filled ticket word", "[host][index]") {
+  // A tagged call's ticket word holds the tag's low bits above the count (tile_state.cuh,
+  // resolve_ticket): a tag whose ticket bits were 0 would take a zeroed-mode word for its own, and
+  // one of all ones would take memory filled with 0xff. Rewinding the counter to just below such
+  // tags shows the tag source skips them.
   namespace d = fastscan::detail;
   const unsigned long long saved = d::tile_tags().load();
   const unsigned long long tag_bits = (1ull << 62) - 1;
-  for (const unsigned long long start : {0ull, tag_bits - 3, 2 * tag_bits - 2}) {
+  for (const unsigned long long start : {0ull, d::ticket_tag_mask - 2, (d::ticket_tag_mask + 1) * 5 - 3, tag_bits - 3}) {
     d::tile_tags().store(start);
     for (int i = 0; i < 8; ++i) {
       const unsigned long long tag = d::next_tile_tag();
       CAPTURE(start, tag);
       CHECK(tag != 0);
       CHECK(tag != tag_bits);
+      CHECK((tag & d::ticket_tag_mask) != 0);
+      CHECK((tag & d::ticket_tag_mask) != d::ticket_tag_mask);
     }
   }
   d::tile_tags().store(saved);

@@ -169,9 +169,9 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
     PLAN_CHECK(p.first_poll_ns == 0u);
     PLAN_CHECK(!(p.lookback_groups));
   }
-  // The temp-storage bound the README promises: at most one tile-state word
+  // The temp-storage bound the README promises: a 16-byte counter and at most one tile-state word
   // (16 bytes per 8 of the accumulator) per 4 elements.
-  PLAN_CHECK(p.temp_bytes <= types.word_bytes * static_cast<std::size_t>((numel + 3) / 4));
+  PLAN_CHECK(p.temp_bytes <= 16 + types.word_bytes * static_cast<std::size_t>((numel + 3) / 4));
   // The first poll sleeps only along long chains (policy::lookback_sleep_min_tiles tiles, fewer
   // column chains than SMs).
   if (p.first_poll_ns != 0u) {
@@ -212,7 +212,7 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
     PLAN_CHECK(p.lookback == (p.num_tiles > 1 && p.tile_items % l.len != 0));  // tiles that start rows need none
     PLAN_CHECK(!(p.lookback_groups));
     if (p.lookback) {
-      PLAN_CHECK(p.temp_bytes == static_cast<std::size_t>(p.num_tiles) * types.word_bytes);
+      PLAN_CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes);
     }
   } else {
     PLAN_REQUIRE(p.kind == strategy::columns);
@@ -268,8 +268,9 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
       }
       // Ordered operators along a few chains look back in two levels, with state for both.
       PLAN_CHECK(p.lookback_groups == (!types.exact && chains <= policy::column_grouped_lookback_max_chains));
-      PLAN_CHECK(p.temp_bytes ==
-                 static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.word_bytes * (p.lookback_groups ? 2 : 1));
+      PLAN_CHECK(p.temp_bytes == 16 + static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.word_bytes *
+                                          (p.lookback_groups ? 2 : 1));
+      PLAN_CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles * p.tile_cols) * types.word_bytes);
     }
   }
   return p;

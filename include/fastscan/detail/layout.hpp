@@ -42,18 +42,17 @@ FASTSCAN_LAYOUT_FN int column_warp_rows(int lanes_x, int lanes_y) {
 
 //! Shared memory of a column tile, in byte offsets: the column totals of each warp row
 //! [warp_rows][tile_cols], per column the tile total (later its prefix) and a has-prefix flag,
-//! the tile a stalled look-back names (8 bytes at `stall`), then one exchange slice per warp.
+//! then one exchange slice per warp.
 struct column_smem_layout {
-  std::size_t warp_totals, totals, has_prefix, stall, exchange, bytes;
+  std::size_t warp_totals, totals, has_prefix, exchange, bytes;
 };
 FASTSCAN_LAYOUT_FN column_smem_layout column_smem(int lanes_x, int lanes_y, int tile_cols, std::size_t acc_bytes,
                                                   std::size_t slice_bytes) {
   const auto cols = static_cast<std::size_t>(tile_cols);
   const std::size_t totals = align16(static_cast<std::size_t>(column_warp_rows(lanes_x, lanes_y)) * cols * acc_bytes);
   const std::size_t has_prefix = totals + align16(cols * acc_bytes);
-  const std::size_t stall = has_prefix + align16(cols);
-  const std::size_t exchange = stall + 16;
-  return {0, totals, has_prefix, stall, exchange, exchange + static_cast<std::size_t>(lanes_x * lanes_y / 32) * slice_bytes};
+  const std::size_t exchange = has_prefix + align16(cols);
+  return {0, totals, has_prefix, exchange, exchange + static_cast<std::size_t>(lanes_x * lanes_y / 32) * slice_bytes};
 }
 
 //! Shared memory of a row tile: the block scan's storage (a flagged value per warp and a flag),
@@ -78,15 +77,15 @@ FASTSCAN_LAYOUT_FN int lookback_cols_per_warp(int tile_cols, int warps, int min_
 //! Predecessors one look-back poll reaches (lane groups of a warp, one column each).
 FASTSCAN_LAYOUT_FN int lookback_window(int cols_per_warp) { return 32 / cols_per_warp; }
 
-//! Temp storage of a plan that looks back: the tiles' state (`channels` words of `word_bytes` per
-//! tile), and as much again for the tile groups of a grouped look-back.
+//! Temp storage of a plan that looks back: a 16-byte tile counter, the tiles' state (`channels`
+//! words of `word_bytes` per tile), and as much again for the tile groups of a grouped look-back.
 struct temp_layout {
   std::size_t tile_words, group_words, bytes;
 };
 FASTSCAN_LAYOUT_FN temp_layout lookback_temp(std::int64_t tiles, std::int64_t channels, std::size_t word_bytes,
                                              bool groups) {
   const std::size_t state = static_cast<std::size_t>(tiles) * static_cast<std::size_t>(channels) * word_bytes;
-  return {0, state, state * (groups ? 2 : 1)};
+  return {16, 16 + state, 16 + state * (groups ? 2 : 1)};
 }
 
 }  // namespace detail

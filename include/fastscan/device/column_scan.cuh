@@ -36,13 +36,13 @@ struct column_scan_params {
   int lanes_x, lanes_y;     //!< powers of two
   bool lookback;  //!< len spans more than one tile
   int lookback_cols;  //!< columns each warp looks back for (detail::lookback_cols_per_warp)
+  unsigned long long* tile_counter;  //!< the tile-ticket word (plans that look back), or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, a channel per column)
   void* group_words;                 //!< the tile groups' state of ordered look-backs (else null)
   unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
   int items;  //!< rows per thread: a power of two, at most the kernel's ITEMS
   unsigned first_poll_ns;  //!< plan::first_poll_ns
-  unsigned stall_polls;    //!< polls of a window before a look-back stops waiting
 };
 
 //! Whether a thread's rows are whole 16-byte units (one per row) kept in its exchange row.
@@ -184,20 +184,8 @@ struct column_tile {
   FASTSCAN_DEVICE acc_t* warp_totals() const { return reinterpret_cast<acc_t*>(smem + layout.warp_totals); }
   FASTSCAN_DEVICE acc_t* totals() const { return reinterpret_cast<acc_t*>(smem + layout.totals); }
   FASTSCAN_DEVICE bool* has_prefix() const { return reinterpret_cast<bool*>(smem + layout.has_prefix); }
-  FASTSCAN_DEVICE long long* stalled_on() const { return reinterpret_cast<long long*>(smem + layout.stall); }
-  FASTSCAN_DEVICE tile_state<acc_t> state() const {
-    return {static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns, p.stall_polls};
-  }
-  //! Float sums along few chains look back in two levels (tile groups).
-  FASTSCAN_DEVICE bool grouped() const { return !Policy::exact && p.group_words != nullptr; }
 
-  //! Scans the tile; returns the predecessor a look-back stopped waiting for (and writes no
-  //! output), or -1. A helper (column_tile_sequence) publishes what the tile's own block publishes
-  //! and writes no output; it returns -1 at once when every column's prefix is out, since the
-  //! tile's own block may then write its outputs over its inputs (in place), and a helper that
-  //! loaded before that showed loaded true inputs. (Grouped look-backs publish no tile prefix: there
-  //! a helper takes the aggregate a column already shows instead of its own.)
-  FASTSCAN_DEVICE std::int64_t run(bool helper) {
+  FASTSCAN_DEVICE void run(tile_tickets& tickets) {
     if (p.prefetch_tiles > 0) {
       prefetch(p.prefetch_tiles);
     }
@@ -207,26 +195,10 @@ struct column_tile {
     }
     reduce();
     scan_down();
-    if (helper && !grouped() && prefix_published()) {
-      return -1;
-    }
-    const std::int64_t stalled = look_back(helper);
-    if (helper || stalled >= 0) {
-      return stalled;
-    }
+    look_back();
+    tickets.next();
     thread_prefix();
     store();
-    return -1;
-  }
-
-  //! Whether every column's prefix is out, as every thread sees it after its own loads.
-  FASTSCAN_DEVICE bool prefix_published() const {
-    __threadfence();
-    bool shown = true;
-    for (int c = static_cast<int>(threadIdx.x); c < tile_cols; c += static_cast<int>(blockDim.x)) {
-      shown = shown && state().shows_prefix(tile, tile_cols, c);
-    }
-    return __syncthreads_and(shown) != 0;
   }
 
   //! Asks L2 for the inputs of the tile `distance` tiles after this one: a warp run line by line,
@@ -386,80 +358,64 @@ struct column_tile {
       totals()[c] = sum;
       has_prefix()[c] = !first_tile;
     }
-    if (threadIdx.x == 0) {
-      *stalled_on() = -1;
-    }
     __syncthreads();
   }
 
   //! Publishes the column totals and replaces each with its prefix from the look-back: the warps
-  //! share the columns, each looking back for p.lookback_cols of them at once. Returns the tile a
-  //! warp's look-back stopped waiting for (any of them), or -1.
-  FASTSCAN_DEVICE std::int64_t look_back(bool helper) {
+  //! share the columns, each looking back for p.lookback_cols of them at once. Ordered (float) sums
+  //! along one chain look back in two levels (tile groups).
+  FASTSCAN_DEVICE void look_back() {
     if (p.lookback) {
+      const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns};
       const int per_warp = p.lookback_cols;
       const int first_col = static_cast<int>(threadIdx.x >> 5) * per_warp;
       if (first_col < tile_cols) {
         const int c = first_col + (lane & (per_warp - 1));
-        const std::int64_t stall =
-            grouped() ? grouped_prefix(per_warp, first_col, c, helper) : chained_prefix(per_warp, first_col, c, helper);
-        if (stall >= 0 && lane == 0) {
-          atomicMax(stalled_on(), static_cast<long long>(stall));
+        if (Policy::exact || p.group_words == nullptr) {
+          chained_prefix(state, per_warp, first_col, c);
+        } else {
+          grouped_prefix(state, per_warp, first_col, c);
         }
       }
     }
     __syncthreads();
-    return *stalled_on();
   }
 
-  //! A helper publishes no aggregate over a prefix the tile's block may have published already.
-  FASTSCAN_DEVICE std::int64_t chained_prefix(int per_warp, int first_col, int c, bool helper) {
-    const tile_state<acc_t> state = this->state();
+  FASTSCAN_DEVICE void chained_prefix(const tile_state<acc_t>& state, int per_warp, int first_col, int c) {
     acc_t* const total = totals();
     const bool first_tile = t.k == 0;
     const bool complete = first_tile || fold_is_complete<Problem>(total[c]);
-    if (lane < per_warp && (complete || !helper)) {
+    if (lane < per_warp) {
       state.publish(tile, total[c], complete ? tile_prefix : tile_aggregate, tile_cols, c);
     }
-    std::int64_t stall = -1;
     if (!first_tile) {
-      const acc_t before = state.template exclusive_prefix<Policy::exact, typename Policy::lookback_policy, true>(
-          tile, prob.op, p.chains, per_warp, tile_cols, first_col, &stall);
-      if (stall < 0 && lane < per_warp) {
+      const acc_t before = state.template exclusive_prefix<Policy::exact, typename Policy::lookback_policy>(
+          tile, prob.op, p.chains, per_warp, tile_cols, first_col);
+      if (lane < per_warp) {
         if (!complete) {
           state.publish(tile, prob.op(before, total[c]), tile_prefix, tile_cols, c);
         }
         total[c] = before;
       }
     }
-    return stall;
   }
 
-  //! Tiles publish their aggregates only; a helper takes a column's published aggregate over its
-  //! own (its loads may follow the tile's outputs once that is out).
-  FASTSCAN_DEVICE std::int64_t grouped_prefix(int per_warp, int first_col, int c, bool helper) {
-    std::int64_t stall = -1;
+  FASTSCAN_DEVICE void grouped_prefix(const tile_state<acc_t>& state, int per_warp, int first_col, int c) {
     if constexpr (!Policy::exact) {
-      const tile_state<acc_t> state = this->state();
       acc_t* const total = totals();
       if (lane < per_warp) {
-        typename tile_state<acc_t>::words w;
-        if (helper && state.read(tile, tile_cols, c, w) != tile_empty) {
-          total[c] = tile_state<acc_t>::value(w);
-        } else {
-          state.publish(tile, total[c], tile_aggregate, tile_cols, c);
-        }
+        state.publish(tile, total[c], tile_aggregate, tile_cols, c);
       }
-      const tile_state<acc_t> groups{static_cast<ulonglong2*>(p.group_words), p.tag, 0, p.stall_polls};
+      const tile_state<acc_t> groups{static_cast<ulonglong2*>(p.group_words), p.tag, 0};
       acc_t before;
-      stall = state.template grouped_exclusive_prefix<typename Policy::lookback_policy>(
-          tile, t.k, p.chains, total[c], prob.op, groups, per_warp, tile_cols, first_col, helper, before);
+      state.template grouped_exclusive_prefix<typename Policy::lookback_policy>(tile, t.k, p.chains, total[c], prob.op,
+                                                                               groups, per_warp, tile_cols, first_col,
+                                                                               before);
       __syncwarp();
-      if (stall < 0 && t.k != 0 && lane < per_warp) {
+      if (t.k != 0 && lane < per_warp) {
         total[c] = before;
       }
     }
-    return stall;
   }
 
   //! The thread's prefix per column: the tile's prefix, then the warp rows above, then the thread
@@ -696,34 +652,19 @@ struct column_tile {
   }
 };
 
-//! A block's own tile, with the tiles its look-backs wait on scanned in their place when they
-//! stall (helpers, as row_tile_sequence: the same code, no outputs), until its own tile is done.
-template <class Policy, bool Odd, class Problem>
-FASTSCAN_DEVICE void column_tile_sequence(const Problem& prob, const column_scan_params& p, std::int64_t tile,
-                                          unsigned char* smem) {
-  using tile_t = column_tile<Policy, Odd, Problem>;
-  for (std::int64_t next = tile;;) {
-    asm volatile("" : "+l"(next));
-    typename tile_t::lanes lanes;
-    const std::int64_t stalled_on = tile_t(prob, p, next, smem, lanes).run(next != tile);
-    __syncthreads();
-    if (stalled_on < 0 && next == tile) {
-      return;
-    }
-    next = stalled_on >= 0 ? stalled_on : tile;
-  }
-}
-
-//! Tile = block index (a grid-stride loop past the largest grid), whatever order blocks start in
-//! (column_tile_sequence). Odd: the kernel for plans whose rows are narrower than the tile
-//! (tile_cols > inner), kept apart so the other plans' kernels carry none of it.
+//! One block scans tiles as for_each_tile hands them out. Odd: the kernel for plans whose rows are
+//! narrower than the tile (tile_cols > inner), kept apart so the other plans' kernels carry none of
+//! it.
 FASTSCAN_KERNELS_BEGIN
 template <class Policy, class Problem, bool Odd = false>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
-    column_tile_sequence<Policy, Odd>(prob, p, tile, smem);
-  }
+  for_each_tile<Policy::checked_only>(p.tile_counter, p.tag, p.num_tiles, smem,
+                                      [&](std::int64_t tile, tile_tickets& tickets) {
+    using tile_t = column_tile<Policy, Odd, Problem>;
+    typename tile_t::lanes lanes;
+    tile_t(prob, p, tile, smem, lanes).run(tickets);
+  });
 }
 FASTSCAN_KERNELS_END
 

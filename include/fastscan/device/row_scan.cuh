@@ -35,9 +35,7 @@ struct row_scan_params {
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
 //! precedes its first element (none when the tile starts at a row head). A total that holds a head
 //! (a row's, or a segment's by the problem) is the tile's prefix as it is, published at once. Its
-//! lane 0 writes `*stalled_on`: the predecessor a look-back stopped waiting for, or -1. A helper
-//! publishes no aggregate: the tile's own block may have published its prefix there already, and
-//! the prefix, once out, must stay out until that block has written its outputs.
+//! lane 0 writes `*stalled_on`: the predecessor a look-back stopped waiting for, or -1.
 template <bool Exact, class Lookback, class Problem>
 struct row_tile_prefix {
   using acc_t = typename Problem::acc_t;
@@ -45,7 +43,6 @@ struct row_tile_prefix {
   std::int64_t tile;
   bool starts_at_head;
   bool enabled;
-  bool helper;
   typename Problem::op_t op;
   std::int64_t* stalled_on;  //!< shared
 
@@ -58,7 +55,7 @@ struct row_tile_prefix {
       return false;
     }
     const bool complete = total.head || starts_at_head || fold_is_complete<Problem>(total.value);
-    if (lane == 0 && (complete || !helper)) {
+    if (lane == 0) {
       state.publish(tile, total.value, complete ? tile_prefix : tile_aggregate);
     }
     if (starts_at_head) {
@@ -270,7 +267,7 @@ struct row_tile {
     if (helper && prefix_published()) {
       return -1;
     }
-    const std::int64_t stalled_on = scan(helper);
+    const std::int64_t stalled_on = scan();
     if (helper || stalled_on >= 0) {
       return stalled_on;
     }
@@ -396,7 +393,7 @@ struct row_tile {
 
   //! The block's segmented scan of the thread totals, its prefix from the look-back; returns the
   //! predecessor the look-back stopped waiting for, or -1.
-  FASTSCAN_DEVICE std::int64_t scan(bool helper) {
+  FASTSCAN_DEVICE std::int64_t scan() {
     const segmented_op<op_t> seg{prob.op};
     block_scan<item_t> block(smem, static_cast<int>(blockDim.x), 1);
     auto* const stalled_on = reinterpret_cast<std::int64_t*>(
@@ -406,7 +403,6 @@ struct row_tile {
         tile,
         heads.starts_segment(tile_base),
         p.lookback,
-        helper,
         prob.op,
         stalled_on};
     has_before = block.exclusive_scan(total, before, seg, hook);

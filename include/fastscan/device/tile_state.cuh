@@ -14,7 +14,8 @@
 //! is the call's tag and every part of the channel shows the same status, so a reader never mixes
 //! parts of two publications. With a fresh 62-bit tag per call (dispatch.cuh), whatever the temp
 //! storage held before (earlier calls, other data) reads as "not yet published": one kernel launch,
-//! no zeroing pass. Tag 0 is the zeroed-state mode (stream capture). Each
+//! no zeroing pass (the tile-ticket word is tagged too: resolve_ticket). Tag 0 is the zeroed-state
+//! mode (stream capture, grids smaller than their tiles, over 2^23 tiles). Each
 //! aligned 16-byte word is assumed to be stored and loaded whole (as CUB's tile state assumes):
 //! the per-part check keeps a reader from mixing the words of two publications, not the halves of
 //! one word.
@@ -212,10 +213,10 @@ struct tile_state {
     return same && (r.w[0].y >> 2) == tag ? static_cast<unsigned>(r.w[0].y & 3ull) : tile_empty;
   }
 
-  //! Whether a channel's first word holds its prefix (the publisher writes that word first).
-  FASTSCAN_DEVICE bool shows_prefix(std::int64_t tile, int channels = 1, int channel = 0) const {
+  //! Whether the tile's first word holds its prefix (the publisher writes that word first).
+  FASTSCAN_DEVICE bool shows_prefix(std::int64_t tile) const {
     ulonglong2 w;
-    load_volatile(at(tile, channels, channel), w);
+    load_volatile(at(tile, 1, 0), w);
     return w.y == ((tag << 2) | tile_prefix);
   }
 
@@ -268,9 +269,9 @@ struct tile_state {
   //! last until every channel sees a prefix there, and fold strictly left (ordered_walk), so the
   //! result is the same left fold of all aggregates whichever prefix was found. The first tile of
   //! every chain must publish a prefix.
-  //! With Stalls, a window that stays unready for stall_polls polls ends the wait: the result is
-  //! then meaningless and `stalled_on` names the window's nearest predecessor, for the caller to
-  //! scan in its place (row_tile_sequence, column_tile_sequence); it is -1 otherwise.
+  //! With Stalls (flat arrays), a window that stays unready for stall_polls polls ends the wait:
+  //! the result is then meaningless and `stalled_on` names the window's nearest predecessor, for
+  //! the caller to scan in its place (row_tile_sequence); it is -1 otherwise.
   template <bool Exact, class Lookback, bool Stalls = false, class Op>
   FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
                                        int channels = 1, int first_channel = 0,
@@ -301,32 +302,6 @@ struct tile_state {
     return walk.result;
   }
 
-  //! Lane group q's aggregate of the tile q places into the group, into x (waited for; q < j).
-  //! Returns -1, or, after stall_polls polls without one, the oldest of those tiles not yet out.
-  template <class Lookback>
-  FASTSCAN_DEVICE std::int64_t group_aggregate(std::int64_t tile, std::int64_t stride, int j, int q, int channels,
-                                               int channel, Acc& x) const {
-    if (first_poll_ns > 0) {
-      __nanosleep(first_poll_ns);
-    }
-    words w{};
-    for (unsigned polls = 0;; ++polls) {
-      const unsigned s = q < j ? read(tile - (j - q) * stride, channels, channel, w) : tile_aggregate;
-      const unsigned unready = __ballot_sync(full_warp_mask, s == tile_empty);
-      if (unready == 0u) {
-        break;
-      }
-      if (polls >= stall_polls) {
-        return tile - (j - shuffle_idx(q, __ffs(static_cast<int>(unready)) - 1)) * stride;
-      }
-      __nanosleep(Lookback::retry_ns);
-    }
-    if (q < j) {
-      x = value(w);
-    }
-    return -1;
-  }
-
   //! Warp-collective ordered look-back in two levels, for operators that are not exactly
   //! associative (float sums) along a few long chains: the result depends on the inputs alone,
   //! never on timing, and one round trip reaches D * D predecessors instead of D (D = 32 / cols).
@@ -337,15 +312,32 @@ struct tile_state {
   //! group before, the group's inclusive prefix; the fold of the groups before is
   //! exclusive_prefix<false> over `groups`, a strict left fold from the nearest published prefix.
   //! Tiles publish only aggregates in this state. `position`: the tile's index along its chain
-  //! (tile = position * stride + chain). Sets the prefix of channel first_channel + lane % cols in
-  //! `prefix` (none when position is 0). A helper (column_tile_sequence) publishes only what the
-  //! group's last tile publishes, and nothing for the other tiles. Returns the tile a wait stopped
-  //! at after stall_polls polls (prefix then meaningless), else -1: an aggregate within the group,
-  //! or the last tile of a group whose prefix did not come.
+  //! (tile = position * stride + chain). Returns whether the tile has a prefix (position > 0),
+  //! and the prefix of channel first_channel + lane % cols in `prefix`.
+  //! Lane group q's aggregate of the tile q places into the group, into x (waited for; q < j).
+  template <class Lookback>
+  FASTSCAN_DEVICE void group_aggregate(std::int64_t tile, std::int64_t stride, int j, int q, int channels, int channel,
+                                       Acc& x) const {
+    if (first_poll_ns > 0) {
+      __nanosleep(first_poll_ns);
+    }
+    words w{};
+    for (;;) {
+      const unsigned s = q < j ? read(tile - (j - q) * stride, channels, channel, w) : tile_aggregate;
+      if (__all_sync(full_warp_mask, s != tile_empty)) {
+        break;
+      }
+      __nanosleep(Lookback::retry_ns);
+    }
+    if (q < j) {
+      x = value(w);
+    }
+  }
+
   template <class Lookback, class Op>
-  FASTSCAN_DEVICE std::int64_t grouped_exclusive_prefix(std::int64_t tile, std::int64_t position, std::int64_t stride,
-                                                        const Acc& own, Op op, const tile_state& groups, int cols,
-                                                        int channels, int first_channel, bool helper, Acc& prefix) const {
+  FASTSCAN_DEVICE bool grouped_exclusive_prefix(std::int64_t tile, std::int64_t position, std::int64_t stride,
+                                                const Acc& own, Op op, const tile_state& groups, int cols,
+                                                int channels, int first_channel, Acc& prefix) const {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int col_log2 = __ffs(cols) - 1;
     const int c = lane & (cols - 1);
@@ -353,42 +345,131 @@ struct tile_state {
     const int q = lane >> col_log2;
     const std::int64_t g = position >> depth_log2;
     const int j = static_cast<int>(position & ((1 << depth_log2) - 1));
-    const std::int64_t chain = tile - position * stride;
-    const std::int64_t group_entry = g * stride + chain;
-    const bool last = j == (1 << depth_log2) - 1;
-    if (helper && !last) {
-      return -1;
-    }
+    const std::int64_t group_entry = g * stride + (tile - position * stride);
     Acc x = own;
     if (j > 0) {
-      const std::int64_t stall = group_aggregate<Lookback>(tile, stride, j, q, channels, first_channel + c, x);
-      if (stall >= 0) {
-        return stall;
-      }
+      group_aggregate<Lookback>(tile, stride, j, q, channels, first_channel + c, x);
     }
     const Acc in_group = warp_strided_inclusive_scan(x, op, cols);
     const Acc before_in_group = shuffle_idx(in_group, (j > 0 ? j - 1 : 0) * cols + c);
+    const bool last = j == (1 << depth_log2) - 1;
     const Acc whole = shuffle_idx(in_group, j * cols + c);
     if (last && lane < cols) {
       groups.publish(group_entry, whole, g == 0 ? tile_prefix : tile_aggregate, channels, first_channel + c);
     }
     if (g == 0) {
       prefix = before_in_group;
-      return -1;
+      return j > 0;
     }
-    std::int64_t stall = -1;
-    const Acc before_group = groups.template exclusive_prefix<false, Lookback, true>(group_entry, op, stride, cols,
-                                                                                     channels, first_channel, &stall);
-    if (stall >= 0) {  // the entry of a group whose prefix did not come: scan its last tile
-      return (((stall - chain) / stride + 1) << depth_log2) * stride - stride + chain;
-    }
+    const Acc before_group = groups.template exclusive_prefix<false, Lookback>(group_entry, op, stride, cols, channels, first_channel);
     if (last && lane < cols) {
       groups.publish(group_entry, op(before_group, whole), tile_prefix, channels, first_channel + c);
     }
     prefix = j > 0 ? op(before_group, before_in_group) : before_group;
-    return -1;
+    return true;
   }
 };
+
+//! The tile-ticket word (the first 8 bytes of a look-back plan's temp storage): the low 40 bits of
+//! the call's tag above a 24-bit count of the tickets taken. A word that another call (or other
+//! data) left there is claimed by this call's first taker with a compare-and-swap, so a tagged call
+//! needs no zeroing; dispatch keeps a tagged call's tickets below 2^23, so the count never reaches
+//! the tag. In the zeroed mode (tag 0, the word cleared by dispatch) the word is a plain counter.
+constexpr int ticket_count_bits = 24;
+constexpr unsigned long long ticket_tag_mask = (1ull << (64 - ticket_count_bits)) - 1;
+
+//! The ticket of a taker whose atomicAdd on `word` returned `raw`.
+FASTSCAN_DEVICE std::int64_t resolve_ticket(unsigned long long* word, unsigned long long tag, unsigned long long raw) {
+  if (tag == 0) {
+    return static_cast<std::int64_t>(raw);
+  }
+  const unsigned long long mine = tag & ticket_tag_mask;
+  unsigned long long seen = raw;
+  bool added = true;  // `seen` is what our own add found: the word holds seen + 1 unless others added
+  for (;;) {
+    if ((seen >> ticket_count_bits) == mine) {
+      if (added) {
+        return static_cast<std::int64_t>(seen & ((1ull << ticket_count_bits) - 1));
+      }
+      seen = atomicAdd(word, 1ull);  // claimed by another taker of this call: a ticket of its count
+      added = true;
+      continue;
+    }
+    const unsigned long long now = added ? seen + 1 : seen;
+    const unsigned long long before = atomicCAS(word, now, mine << ticket_count_bits | 1ull);
+    if (before == now) {
+      return 0;  // claimed for this call: the first ticket
+    }
+    seen = before;
+    added = false;
+  }
+}
+
+//! The tickets of one block: its tile's, then, in a grid smaller than its tiles, each next tile's,
+//! which the tile asks for itself once its look-back is done (next()), so the atomic's round trip
+//! overlaps the tile's last stages and the next tile starts as soon as this one ends. (Asked for
+//! any earlier, a ticket would hold up every later tile's look-back until this tile ended.)
+struct tile_tickets {
+  unsigned long long* counter;  //!< the ticket word, or null: tile = block index
+  unsigned long long tag;
+  bool more;                    //!< blocks loop over tiles
+  unsigned long long raw = 0;   //!< thread 0's last atomicAdd
+  FASTSCAN_DEVICE void next() {
+    if (more && threadIdx.x == 0) {
+      raw = atomicAdd(counter, 1ull);
+    }
+  }
+  //! The ticket asked for last, for the whole block, through the first 8 bytes of `scratch`.
+  FASTSCAN_DEVICE std::int64_t take(unsigned char* scratch) const {
+    volatile std::int64_t* const shared = reinterpret_cast<volatile std::int64_t*>(scratch);
+    if (threadIdx.x == 0) {
+      *shared = resolve_ticket(counter, tag, raw);
+    }
+    __syncthreads();
+    const std::int64_t tile = *shared;
+    __syncthreads();  // (the tile may write the scratch bytes)
+    return tile;
+  }
+};
+
+//! Runs `tile_fn(tile, tickets)` for every tile this block gets (the tile calls tickets.next()
+//! once, after its look-back). With a `counter`, tiles come from its tickets in the order blocks
+//! start them, so every tile a block waits on is held by a running block, whatever order the
+//! hardware dispatches blocks in and whatever else holds the SMs. Without a counter (plans with no
+//! look-back), tile = block index over a grid-stride loop. The ticket reaches the block through the
+//! first 8 bytes of its dynamic shared memory, `scratch`, free between tiles, so the kernels have
+//! no static shared memory (a plan may use all there is).
+//! OneBody: one loop for every mode, so the tile is compiled once (the row kernel, whose grids
+//! hold the blocks that fit at once: launch_grid, and the short column kernels); otherwise the
+//! strided loop, from the block's ticket, beside the ticket loop for grids smaller than their
+//! tiles (the 8- and 16-row column kernels, a block per tile: the strided body is the faster).
+template <bool OneBody, class TileFn>
+FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, unsigned long long tag, std::int64_t num_tiles,
+                                   unsigned char* scratch, TileFn&& tile_fn) {
+  const bool ticketed = counter != nullptr;
+  tile_tickets tickets{counter, tag, ticketed && static_cast<std::int64_t>(gridDim.x) < num_tiles};
+  if (ticketed && threadIdx.x == 0) {
+    tickets.raw = atomicAdd(counter, 1ull);
+  }
+  std::int64_t tile = ticketed ? tickets.take(scratch) : static_cast<std::int64_t>(blockIdx.x);
+  if constexpr (!OneBody) {
+    if (!tickets.more) {
+      for (; tile < num_tiles; tile += gridDim.x) {
+        tile_fn(tile, tickets);
+        __syncthreads();
+      }
+      return;
+    }
+  }
+  while (tile < num_tiles) {
+    tile_fn(tile, tickets);
+    __syncthreads();
+    if (ticketed && !tickets.more) {
+      return;
+    }
+    tile = tickets.more ? tickets.take(scratch) : tile + gridDim.x;
+  }
+}
 
 }  // namespace detail
 FASTSCAN_NAMESPACE_END

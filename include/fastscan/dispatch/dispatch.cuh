@@ -90,8 +90,10 @@ inline unsigned long long next_tile_tag() {
   constexpr unsigned long long tag_bits = (1ull << 62) - 1;
   for (;;) {
     const unsigned long long tag = tile_tags().fetch_add(1, std::memory_order_relaxed) & tag_bits;
-    // Never the zeroed mode's 0, nor all ones (memory filled with 0xff).
-    if (tag != 0 && tag != tag_bits) {
+    // Never the zeroed mode's 0, nor all ones (memory filled with 0xff), in the tile words' 62 bits or
+    // the ticket word's low bits.
+    const unsigned long long ticket = tag & ticket_tag_mask;
+    if (tag != 0 && tag != tag_bits && ticket != 0 && ticket != ticket_tag_mask) {
       return tag;
     }
   }
@@ -195,20 +197,22 @@ std::string explain_problem(Shape3 shape) {
   return describe(shape, p, types);
 }
 
-//! Polls of one window before a look-back stops waiting and scans its predecessor itself
-//! (row_tile_sequence, column_tile_sequence): policy::lookback_stall_polls; tests lower it to make
-//! every wait stall.
+//! Polls of one window before a row look-back stops waiting and scans its predecessor itself
+//! (row_tile_sequence): policy::lookback_stall_polls; tests lower it to make every wait stall.
 inline std::atomic<unsigned>& lookback_stall_polls() {
   static std::atomic<unsigned> polls{policy::lookback_stall_polls};
   return polls;
 }
 
 //! The tile state of one launch. A call gets a fresh tag, and then nothing is enqueued but the
-//! scan: stale tile words read as this call's empty state (tile_state.cuh). Tiles are block
+//! scan: stale tile words read as this call's empty state (tile_state.cuh). Row tiles are block
 //! indices: a look-back that sees no progress scans the tile it waits on itself, so no tile
-//! relies on the order blocks start in. The state is zeroed instead (tag 0) when the stream is
-//! being captured into a graph (every replay of a graph reuses the captured tag).
+//! relies on the order blocks start in. Column tiles take their index from a ticket word, in the
+//! order blocks start, so they only ever wait on tiles held by running blocks. The state is zeroed
+//! instead (tag 0) when the stream is being captured into a graph (every replay of a graph reuses
+//! the captured tag), or when a ticketed plan's count could reach its tag bits (2^22 tiles or more).
 struct launch_state {
+  unsigned long long* counter = nullptr;
   unsigned long long tag = 0;
   void* words = nullptr;
   void* group_words = nullptr;
@@ -224,8 +228,12 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   if (err != cudaSuccess) {
     return err;
   }
-  const bool tagged = capture == cudaStreamCaptureStatusNone;
+  const bool ticketed = p.kind == strategy::columns;
+  // (At most num_tiles + grid tickets: below 2^23.)
+  const bool tagged = capture == cudaStreamCaptureStatusNone &&
+                      (!ticketed || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2)));
   s.tag = tagged ? next_tile_tag() : 0;
+  s.counter = ticketed ? static_cast<unsigned long long*>(d_temp) : nullptr;
   s.stall_polls = lookback_stall_polls().load(std::memory_order_relaxed);
   if (!tagged) {
     err = cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
@@ -281,13 +289,13 @@ struct launcher {
     c.lanes_y = p.lanes_y;
     c.lookback = p.lookback;
     c.lookback_cols = p.lookback_cols;
+    c.tile_counter = s.counter;
     c.tile_words = s.words;
     c.group_words = s.group_words;
     c.tag = s.tag;
     c.prefetch_tiles = p.prefetch_tiles;
     c.items = p.items;
     c.first_poll_ns = p.first_poll_ns;
-    c.stall_polls = s.stall_polls;
     return c;
   }
 
@@ -300,6 +308,7 @@ struct launcher {
       row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, row_params(s), heads);
     } else {
+      // A block per tile: the column kernels' strided loop is faster than their ticket loop.
       column_scan_kernel<typename k::template column_policy<v.items>, Problem, v.odd>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, column_params(s));
     }

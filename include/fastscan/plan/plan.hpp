@@ -55,7 +55,8 @@ struct plan {
   std::size_t smem_bytes = 0;  //!< dynamic shared memory per block
   bool lookback = false;       //!< tiles depend on predecessors through the tile state
   bool lookback_groups = false;  //!< columns: the ordered look-back runs in two levels (tile groups)
-  std::size_t temp_bytes = 0;  //!< temp storage: the tile state (0 when no tile looks back)
+  std::size_t temp_bytes = 0;  //!< temp storage: a 16-byte tile counter, then the tile state (0
+                               //!< when no tile looks back)
   std::int64_t grid = 0;       //!< blocks launched: num_tiles, or fewer for grid-stride plans
   int device = -1;             //!< the device planned for (device_limits::device)
   int sm_count = 0;            //!< its SMs
@@ -296,6 +297,9 @@ inline void plan_launch(plan& p, const device_limits& dev) {
   if (p.lookback && p.num_tiles >= policy::lookback_sleep_min_tiles &&
       (p.kind == strategy::rows || p.layout.outer * p.col_chunks < dev.sm_count)) {
     p.first_poll_ns = policy::lookback_first_poll_ns;
+  }
+  if (p.lookback && p.smem_bytes < 16) {
+    p.smem_bytes = 16;  // the tile ticket's scratch (tile_state.cuh, for_each_tile)
   }
   const std::int64_t ahead = std::max(1, dev.sm_count / policy::prefetch_sm_divisor);
   p.prefetch_tiles = p.num_tiles > ahead ? ahead : 0;
