@@ -9,9 +9,11 @@
 # release). bench/gate_entry.cu is compiled once against REF's headers (git archive) and once
 # against the working tree's, each under its own namespace, and linked with bench/gate.cu into
 # build-gate/fastscan_gate, which times the headline set (bench/gate_cases.hpp) interleaved over 3
-# rounds, CUB's InclusiveSum beside the 1-D sums, and prints a table and the worst row in %. Where
-# there is no git checkout (the GPU machine's copy of the tree) a binary built here and carried
-# (build-gate/) is run as it is; GATE_BUILD_ONLY=1 builds without running. A headline row more
+# rounds, CUB's InclusiveSum beside the 1-D sums, and prints a table and the worst row in %. A
+# binary already in build-gate/ whose new tree matches the working tree by content (build-gate/
+# new-tree: include/ and the gate's sources), against the REF asked for (or any, without one), runs
+# as it is: one built here and carried to a GPU machine, whose copy of the tree may have no git
+# history; GATE_BUILD_ONLY=1 builds without running. A headline row more
 # than 2 % slower than the release is a regression. GATE_DIR (default build-gate) keeps one
 # reference's objects and binary apart from another's; a REF from before the segmented scans
 # (cb21ed2) times the scans only.
@@ -30,22 +32,27 @@ if [ "${1:-}" = "--against" ]; then
   shift
   ref_arg=""
   if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then ref_arg=$1; shift; fi
-  if git rev-parse --git-dir >/dev/null 2>&1; then
+  # The new tree by content (include/ and the gate's sources), so a binary built here runs as it is
+  # on a GPU machine whose copy of the tree has little or no git history, and commits that leave
+  # these files alone keep it.
+  new_tree=$(find include bench/gate.cu bench/gate_entry.cu bench/gate_cases.hpp -type f -print0 | sort -z |
+             xargs -0 sha1sum | sha1sum | cut -c1-16)
+  carried_ref=$(cut -d' ' -f1 "$gate/ref-label" 2>/dev/null || true)
+  if ! { [ -x "$gate/fastscan_gate" ] && [ "$(cat "$gate/new-tree" 2>/dev/null)" = "$new_tree" ] &&
+         { [ -z "$ref_arg" ] || [ "${carried_ref#"$ref_arg"}" != "$carried_ref" ] || [ "${ref_arg#"$carried_ref"}" != "$ref_arg" ]; }; }; then
+    git rev-parse --git-dir >/dev/null 2>&1 || { echo "no gate binary of this tree in $gate, and no git to build one" >&2; exit 2; }
     ref=${ref_arg:-$(git log -1 --format=%h -- include/fastscan/version.cuh)}
     ref=$(git rev-parse --short "$ref")
     version=$( (git show "$ref:include/fastscan/version.cuh" 2>/dev/null || true) | sed -n 's/^#define FASTSCAN_VERSION \([0-9]*\)$/\1/p')
     label="$ref (version ${version:-none})"
     new_label="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- include bench || echo +changes)"
-  fi
-  # A carried binary of the same two trees runs as it is (the GPU machine's copy may hold git too).
-  if [ -n "${label:-}" ] && ! { [ -x "$gate/fastscan_gate" ] && [ "$new_label" = "${new_label%+changes}" ] &&
-       [ "$(cat "$gate/ref-label" 2>/dev/null)" = "$label" ] && [ "$(cat "$gate/new-label" 2>/dev/null)" = "$new_label" ]; }; then
     if [ "$(cat "$gate/ref-label" 2>/dev/null)" != "$label" ] || [ ! -f "$gate/ref.o" ]; then
       rm -rf "$gate/ref" "$gate/ref.o" && mkdir -p "$gate/ref"
       git archive "$ref" include | tar -x -C "$gate/ref"
     fi
     echo "$label" >"$gate/ref-label"
     echo "$new_label" >"$gate/new-label"
+    echo "$new_tree" >"$gate/new-tree"
     command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
     flags=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr)
     ref_pid=""
