@@ -35,7 +35,7 @@ if [ "${1:-}" = "--against" ]; then
   # The new tree by content (include/ and the gate's sources), so a binary built here runs as it is
   # on a GPU machine whose copy of the tree has little or no git history, and commits that leave
   # these files alone keep it.
-  new_tree=$(find include bench/gate.cu bench/gate_entry.cu bench/gate_cases.hpp -type f -print0 | sort -z |
+  new_tree=$(find include bench/gate.cu bench/gate_entry.cu bench/gate_cases.hpp -type f -print0 | LC_ALL=C sort -z |
              xargs -0 sha1sum | sha1sum | cut -c1-16)
   carried_ref=$(cut -d' ' -f1 "$gate/ref-label" 2>/dev/null || true)
   if ! { [ -x "$gate/fastscan_gate" ] && [ "$(cat "$gate/new-tree" 2>/dev/null)" = "$new_tree" ] &&
