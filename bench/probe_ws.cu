@@ -11,6 +11,7 @@
 //
 // Not part of the library: what it measures decides whether the row kernel takes this shape.
 #include <fastscan/cumsum.cuh>
+#include <fastscan/device/pipelined_rows.cuh>
 #include <fastscan/device/tile_state.cuh>
 
 #include <cub/device/device_scan.cuh>
@@ -549,6 +550,52 @@ void try_la(const char* type, const T* in, T* out, const T* ref, std::int64_t n,
               2.0 * n * sizeof(T) / (ms * 1e6) / copy_gbs, diff, rel);
 }
 
+//! The library's pipelined kernel (device/pipelined_rows.cuh) for one configuration, over n and
+//! over a tail that bulk copies cannot take whole (n - 3), checked against CUB on both.
+template <class T, int Warps, int Items, int Stages>
+struct lib_policy {
+  static constexpr int warps = Warps, items = Items, stages = Stages, threads = 2 * Warps * 32 + 64;
+  static constexpr bool exact = std::is_integral_v<T>;
+  using lookback_policy = fastscan::policy::lookback;
+};
+template <class T, int Warps, int Items, int Stages>
+void try_lib(const char* type, const T* in, T* out, T* ref, std::int64_t n, unsigned char* temp, double copy_gbs) {
+  namespace fd = fastscan::detail;
+  using P = lib_policy<T, Warps, Items, Stages>;
+  using problem = typename fd::sum_entry<T, T>::problem;
+  using block_t = fd::pipelined_rows<P, problem>;
+  const auto kernel = fd::pipelined_rows_kernel<P, problem>;
+  const int smem = Stages * block_t::stage_bytes + static_cast<int>(sizeof(typename block_t::shared_t));
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int per_sm = 0, sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, P::threads, smem));
+  const auto run = [&](std::int64_t m) {
+    const std::int64_t tiles = (m + block_t::tile_items - 1) / block_t::tile_items;
+    const fd::pipelined_row_params p{m, tiles, reinterpret_cast<unsigned long long*>(temp), temp + 16, next_tag()};
+    kernel<<<static_cast<int>(std::min<std::int64_t>(std::int64_t{per_sm} * sms, tiles)), P::threads, smem>>>(
+        problem{{}, in, out, false}, p);
+  };
+  long long diff = 0, tail_diff = 0;
+  double rel = 0;
+  std::size_t cub_bytes = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, ref, n - 3));
+  CK(cub::DeviceScan::InclusiveSum(temp + (std::size_t{64} << 20), cub_bytes, in, ref, n - 3));
+  CK(cudaMemset(out, 0x5b, n * sizeof(T)));
+  run(n - 3);
+  finish_or_die("lib", 5.0);
+  compare(out, ref, n - 3, tail_diff, rel);
+  CK(cub::DeviceScan::InclusiveSum(temp + (std::size_t{64} << 20), cub_bytes, in, ref, n));
+  CK(cudaMemset(out, 0x5b, n * sizeof(T)));
+  run(n);
+  finish_or_die("lib", 5.0);
+  compare(out, ref, n, diff, rel);
+  const float ms = probe::median_ms([&] { run(n); });
+  std::printf("%-8s lib %d+%d warps x %2d items x %d stages (%5d B tile, %d blocks)  %8.1f us  %.3f of copy  differ %lld, at n-3 %lld\n",
+              type, Warps, Warps, Items, Stages, block_t::tile_items * static_cast<int>(sizeof(T)), per_sm * sms, ms * 1e3,
+              2.0 * n * sizeof(T) / (ms * 1e6) / copy_gbs, diff, tail_diff);
+}
+
 template <class T>
 void suite(const char* type, std::int64_t n, double copy_gbs) {
   T *in, *out, *ref;
@@ -574,12 +621,19 @@ void suite(const char* type, std::int64_t n, double copy_gbs) {
   std::printf("%-8s fastscan cumsum (row kernel)                                  %8.1f us  %.3f of copy  differ %lld (rel %.1e)\n",
               type, fs_ms * 1e3, 2.0 * n * sizeof(T) / (fs_ms * 1e6) / copy_gbs, diff, rel);
   if constexpr (sizeof(T) == 8) {
+    try_lib<T, 2, 31, 6>(type, in, out, ref, n, temp, copy_gbs);
+    try_lib<T, 2, 31, 4>(type, in, out, ref, n, temp, copy_gbs);
+    try_lib<T, 1, 63, 6>(type, in, out, ref, n, temp, copy_gbs);
+    try_lib<T, 2, 15, 8>(type, in, out, ref, n, temp, copy_gbs);
     try_la<T, 2, 63, 3>(type, in, out, ref, n, temp, copy_gbs);
     try_la<T, 2, 31, 6>(type, in, out, ref, n, temp, copy_gbs);
     try_la<T, 4, 31, 3>(type, in, out, ref, n, temp, copy_gbs);
     try_la<T, 2, 63, 2>(type, in, out, ref, n, temp, copy_gbs);
     try_config<T, 4, 31, 3>(type, in, out, ref, n, temp, copy_gbs);
   } else {
+    try_lib<T, 2, 63, 6>(type, in, out, ref, n, temp, copy_gbs);
+    try_lib<T, 2, 31, 8>(type, in, out, ref, n, temp, copy_gbs);
+    try_lib<T, 4, 31, 4>(type, in, out, ref, n, temp, copy_gbs);
     try_la<T, 2, 127, 3>(type, in, out, ref, n, temp, copy_gbs);
     try_la<T, 4, 63, 3>(type, in, out, ref, n, temp, copy_gbs);
     try_la<T, 3, 119, 2>(type, in, out, ref, n, temp, copy_gbs);
