@@ -347,6 +347,15 @@ struct caller_temp {
 //! Temp storage allocated and freed stream-ordered, when the plan needs it.
 struct stream_temp {};
 
+//! Two-phase temp storage once a call has sized its pieces (`needed` bytes): answers a size query
+//! (a null d_temp; at least 1 byte, so that a size of zero is never taken for a query) or checks
+//! the caller's storage. True when the call goes on; otherwise `err` is the call's result.
+inline bool temp_ready(const void* d_temp, std::size_t& temp_bytes, std::size_t needed, cudaError_t& err) {
+  err = d_temp != nullptr && temp_bytes < needed ? cudaErrorInvalidValue : cudaSuccess;
+  if (d_temp == nullptr) temp_bytes = std::max<std::size_t>(needed, 1);
+  return d_temp != nullptr && err == cudaSuccess;
+}
+
 //! Two-phase entry: a null `d_temp` asks for the size (always at least 1 byte, so that a size of
 //! zero can never be mistaken for a query); otherwise validates and launches.
 template <class Problem>
