@@ -606,20 +606,25 @@ struct column_tile {
     buffer_t& out = in_place ? *reinterpret_cast<buffer_t*>(rows) : held_out;
     with_fast([&](auto is_fast) {
       constexpr bool Fast = decltype(is_fast)::value;
-      buffer_t& into = Fast ? out_fast : out;
+      form_rows<Fast, in_place>(Fast ? out_fast : out);
+    });
+    prob.store(out, t.base, 0, [&](auto ptr, const auto& values, int) { store_run_of(ptr, values); });
+  }
+
+  //! Forms the thread's rows into a buffer: rows VEC slots apart, or rp in place of staged odd rows.
+  template <bool Fast, bool InPlace, class Buffer>
+  FASTSCAN_DEVICE void form_rows(Buffer& into) {
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        if (in_range<Fast>(i, t.nrows)) {
+    for (int i = 0; i < ITEMS; ++i) {
+      if (in_range<Fast>(i, t.nrows)) {
 #pragma unroll
-          for (int v = 0; v < VEC; ++v) {
-            if (in_range<Fast>(v, t.ncols)) {
-              form<Fast>(into, (in_place && !Fast ? i * rp : i * VEC) + v, i, v);
-            }
+        for (int v = 0; v < VEC; ++v) {
+          if (in_range<Fast>(v, t.ncols)) {
+            form<Fast>(into, (InPlace && !Fast ? i * rp : i * VEC) + v, i, v);
           }
         }
       }
-    });
-    prob.store(out, t.base, 0, [&](auto ptr, const auto& values, int) { store_run_of(ptr, values); });
+    }
   }
 
   //! Writes one output array of the thread's rows: as the warp's run in words (odd rows) or whole
