@@ -300,8 +300,6 @@ inline void plan_columns(plan& p, const scan_types& types, const device_limits& 
   plan_column_state(p, types);
 }
 
-//! The grid (blocks loop over tiles when there are more than a grid holds), look-back polling and
-//! the L2 prefetch distance.
 //! Long chains in large grids sleep before a look-back's first poll: a tile's nearest predecessors
 //! are rarely done by then.
 inline unsigned first_poll_ns(const plan& p, const device_limits& dev) {
@@ -309,6 +307,8 @@ inline unsigned first_poll_ns(const plan& p, const device_limits& dev) {
   return p.lookback && long_chains && p.num_tiles >= policy::lookback_sleep_min_tiles ? policy::lookback_first_poll_ns : 0u;
 }
 
+//! The grid (blocks loop over tiles when there are more than a grid holds), look-back polling and
+//! the L2 prefetch distance.
 inline void plan_launch(plan& p, const device_limits& dev) {
   p.grid = std::min(p.num_tiles, std::int64_t{dev.max_grid_x});
   p.device = dev.device;
