@@ -385,15 +385,19 @@ struct column_tile {
       const int per_warp = p.lookback_cols;
       const int first_col = static_cast<int>(threadIdx.x >> 5) * per_warp;
       if (first_col < tile_cols) {
-        const int c = first_col + (lane & (per_warp - 1));
-        if (Policy::exact || p.group_words == nullptr) {
-          chained_prefix(state, per_warp, first_col, c);
-        } else {
-          grouped_prefix(state, per_warp, first_col, c);
-        }
+        column_prefix(state, per_warp, first_col, first_col + (lane & (per_warp - 1)));
       }
     }
     __syncthreads();
+  }
+
+  //! The prefixes of columns first_col ... first_col + per_warp - 1 (lane c's: column c).
+  FASTSCAN_DEVICE void column_prefix(const tile_state<acc_t>& state, int per_warp, int first_col, int c) {
+    if (Policy::exact || p.group_words == nullptr) {
+      chained_prefix(state, per_warp, first_col, c);
+    } else {
+      grouped_prefix(state, per_warp, first_col, c);
+    }
   }
 
   FASTSCAN_DEVICE void chained_prefix(const tile_state<acc_t>& state, int per_warp, int first_col, int c) {
