@@ -246,18 +246,21 @@ struct column_tile {
   //! words for rows narrower than the tile), else loads the thread's rows directly.
   FASTSCAN_DEVICE void load() {
     if constexpr (unit_rows && pointer_in) {
-      const input_t* const warp_in = prob.in + t.warp_base;
-      if (t.warp_full && narrow_rows && reinterpret_cast<std::uintptr_t>(warp_in) % 16 == 0) {
-        warp_stage_units<ITEMS>(warp_in, exchange, p.lanes_x);
-        staged = true;
-      }
-      if constexpr (Odd) {
-        stage_odd_rows(warp_in);
-      }
+      stage_rows(prob.in + t.warp_base);
     }
     rp = odd ? static_cast<int>(p.inner) : VEC;
     if (!staged) {
       load_direct();
+    }
+  }
+
+  FASTSCAN_DEVICE void stage_rows(const input_t* warp_in) {
+    if (t.warp_full && narrow_rows && reinterpret_cast<std::uintptr_t>(warp_in) % 16 == 0) {
+      warp_stage_units<ITEMS>(warp_in, exchange, p.lanes_x);
+      staged = true;
+    }
+    if constexpr (Odd) {
+      stage_odd_rows(warp_in);
     }
   }
 
@@ -309,15 +312,21 @@ struct column_tile {
   FASTSCAN_DEVICE void reduce() {
     whole = !Policy::checked_only && __all_sync(full_warp_mask, t.nrows == ITEMS && t.ncols == VEC);
     if (whole) {
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-#pragma unroll
-        for (int v = 0; v < VEC; ++v) {
-          fold_total(v, i, lift_at(items[i * VEC + v], i));
-        }
-      }
+      reduce_whole();
       return;
     }
+    reduce_checked();
+  }
+  FASTSCAN_DEVICE void reduce_whole() {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) {
+        fold_total(v, i, lift_at(items[i * VEC + v], i));
+      }
+    }
+  }
+  FASTSCAN_DEVICE void reduce_checked() {
 #pragma unroll
     for (int v = 0; v < VEC; ++v) {
       total[v] = acc_t{};
