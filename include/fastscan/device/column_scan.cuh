@@ -527,6 +527,15 @@ struct column_tile {
     }
   }
 
+  //! Forms row i, column v: the value into `value`, its side output kept as a row code.
+  template <bool Fast>
+  FASTSCAN_DEVICE void form_coded(codes_t& codes, input_t& value, int i, int v) {
+    acc_t previous;
+    const bool had = advance<Fast>(i, v, previous);
+    value = prob.output(running[v], previous, had);
+    codes.keep(i, v, prob.side(running[v]));
+  }
+
   //! One thread across the row and the warp's rows one staged run: values formed in place of the
   //! inputs, side outputs kept as row codes, both leave as whole runs through the exchange slice.
   FASTSCAN_DEVICE bool store_coded_runs() {
@@ -541,10 +550,7 @@ struct column_tile {
       for (int i = 0; i < ITEMS; ++i) {
 #pragma unroll
         for (int v = 0; v < VEC; ++v) {
-          acc_t previous;
-          const bool had = advance<Fast>(i, v, previous);
-          items[i * VEC + v] = prob.output(running[v], previous, had);
-          codes.keep(i, v, prob.side(running[v]));
+          form_coded<Fast>(codes, items[i * VEC + v], i, v);
         }
       }
     });
@@ -567,10 +573,7 @@ struct column_tile {
 #pragma unroll
       for (int v = 0; v < VEC; ++v) {
         if (v < t.ncols) {
-          acc_t previous;
-          const bool had = advance<false>(i, v, previous);
-          rows[i * rp + v] = prob.output(running[v], previous, had);
-          codes.keep(i, v, prob.side(running[v]));
+          form_coded<false>(codes, rows[i * rp + v], i, v);
         }
       }
     }
