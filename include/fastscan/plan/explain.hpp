@@ -39,6 +39,14 @@ inline std::string describe_columns(const plan& p) {
   return s + (p.lookback_groups ? ", ordered in two levels: float sums along few chains)" : ")");
 }
 
+//! A plan's grid, shared memory, temp storage and prefetch distance.
+inline std::string describe_launch(const plan& p) {
+  std::string s = "; grid " + std::to_string(p.grid) + " blocks on " + std::to_string(p.sm_count) + " SMs, " +
+                  std::to_string(p.smem_bytes) + " B shared memory a block, " + std::to_string(p.temp_bytes) +
+                  " B temp storage";
+  return p.prefetch_tiles > 0 ? s + ", L2 prefetch " + std::to_string(p.prefetch_tiles) + " tiles ahead" : s;
+}
+
 //! The plan the solver made for `shape`, in one paragraph.
 inline std::string describe(Shape3 shape, const plan& p, const scan_types& t) {
   std::string s = shape_text(shape) + ", " + std::to_string(t.in_bytes) + "-byte elements into " +
@@ -52,13 +60,7 @@ inline std::string describe(Shape3 shape, const plan& p, const scan_types& t) {
   if (p.layout.len == 1 && shape.len == 1) {
     s += "a scan of length 1 is a copy, planned as rows of one; ";
   }
-  s += p.kind == strategy::rows ? describe_rows(p) : describe_columns(p);
-  s += "; grid " + std::to_string(p.grid) + " blocks on " + std::to_string(p.sm_count) + " SMs, " +
-       std::to_string(p.smem_bytes) + " B shared memory a block, " + std::to_string(p.temp_bytes) + " B temp storage";
-  if (p.prefetch_tiles > 0) {
-    s += ", L2 prefetch " + std::to_string(p.prefetch_tiles) + " tiles ahead";
-  }
-  return s;
+  return s + (p.kind == strategy::rows ? describe_rows(p) : describe_columns(p)) + describe_launch(p);
 }
 
 }  // namespace detail
