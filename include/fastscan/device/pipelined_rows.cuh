@@ -94,6 +94,8 @@ struct pipelined_rows {
   static constexpr int tile_items = squad * items;
   static constexpr int stage_bytes = (tile_items * static_cast<int>(sizeof(T)) + 127) / 128 * 128;
   using shared_t = pipelined_shared<acc_t, warps, stages>;
+  //! The block's dynamic shared memory (over the 48 KB default: the launcher opts in).
+  static constexpr std::size_t smem_bytes = std::size_t{stages} * stage_bytes + sizeof(shared_t);
   static_assert(sizeof(T) == sizeof(acc_t) && sizeof(typename Problem::output_t) == sizeof(T),
                 "the stage is scanned in place: inputs, accumulators and outputs of one size");
 

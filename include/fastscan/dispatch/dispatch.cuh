@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fastscan/device/column_scan.cuh>
+#include <fastscan/device/pipelined_rows.cuh>
 #include <fastscan/device/row_scan.cuh>
 #include <fastscan/detail/overlap.hpp>
 #include <fastscan/plan/kernel_policy.hpp>
@@ -37,9 +38,11 @@ inline cudaError_t query_device(device_limits& dev) {
   int sms = 0;
   int grid_x = 0;
   int smem = 0;
+  int optin = 0;
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&grid_x, cudaDevAttrMaxGridDimX, device);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlock, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (err != cudaSuccess) {
     return err;
   }
@@ -47,6 +50,7 @@ inline cudaError_t query_device(device_limits& dev) {
   dev.sm_count = sms;
   dev.max_grid_x = grid_x;
   dev.smem_per_block = static_cast<std::size_t>(smem);
+  dev.smem_optin_per_block = static_cast<std::size_t>(optin);
   cached = dev;
   cached_device = device;
   return cudaSuccess;
@@ -122,6 +126,17 @@ struct problem_kernels {
   static constexpr bool odd_kernel = column_unit_rows<input_t, column_wide_items, column_vec> &&
                                      std::is_pointer_v<decltype(Problem::in)>;
 
+  //! One long row through the pipelined kernel: its tuning gives it a shape, the inputs are an
+  //! array, and one output array of the inputs' size is formed from plain folds (no heads, no
+  //! unit sums).
+  static constexpr policy::pipelined_shape pipe = tune::pipelined();
+  static constexpr bool pipelined_kernel = pipe.warps > 0 && std::is_pointer_v<decltype(Problem::in)> &&
+                                           !has_side_output<Problem> && !has_row_heads<Problem>::value &&
+                                           !has_complete_folds<Problem>::value && !has_unit_sums<Problem>::value &&
+                                           sizeof(input_t) == sizeof(acc_t) &&
+                                           sizeof(typename Problem::output_t) == sizeof(input_t);
+  using pipelined_policy = policy::pipelined_row_kernel<pipe.warps, pipe.items, pipe.stages, exact>;
+
   template <int Items>
   using row_policy = policy::row_kernel<Items, exact, rows_in_place<Problem>, tune>;
   template <int Items>
@@ -151,7 +166,20 @@ struct problem_kernels {
     if (odd_kernel) {
       v.add({strategy::columns, column_wide_items, column_vec, column_policy<column_wide_items>::threads, wide, true});
     }
+    if constexpr (pipelined_kernel) {
+      v.add({strategy::pipelined, pipe.items, pipe.warps, pipelined_policy::threads,
+             pipelined_rows<pipelined_policy, Problem>::smem_bytes, false, pipe.stages});
+    }
     return v;
+  }
+  //! The types of a call: the pipelined kernel only for 16-byte aligned arrays (bulk copies).
+  static scan_types types(const Problem& prob) {
+    scan_types t = types();
+    if constexpr (pipelined_kernel) {
+      t.arrays_aligned = reinterpret_cast<std::uintptr_t>(prob.in) % 16 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(prob.out) % 16 == 0;
+    }
+    return t;
   }
   static scan_types types() {
     scan_types t{};
@@ -228,7 +256,7 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   if (err != cudaSuccess) {
     return err;
   }
-  const bool ticketed = p.kind == strategy::columns;
+  const bool ticketed = p.kind == strategy::columns || p.kind == strategy::pipelined;
   // (At most num_tiles + grid tickets: below 2^23.)
   const bool tagged = capture == cudaStreamCaptureStatusNone &&
                       (!ticketed || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2)));
@@ -247,6 +275,22 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   s.words = base + t.tile_words;
   s.group_words = p.lookback_groups ? base + t.group_words : nullptr;
   return cudaSuccess;
+}
+
+//! Lets `kernel` use `bytes` of dynamic shared memory on `device` (past the 48 KB default), once
+//! per device and kernel (each instantiation has its own flags).
+template <class Kernel>
+cudaError_t opt_in_smem(Kernel kernel, int device, std::size_t bytes) {
+  static std::atomic<unsigned long long> done{0};
+  const unsigned long long bit = device >= 0 && device < 64 ? 1ull << device : 0ull;
+  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) {
+    return cudaSuccess;
+  }
+  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (err == cudaSuccess) {
+    done.fetch_or(bit, std::memory_order_relaxed);
+  }
+  return err;
 }
 
 //! Launches the kernels of one problem type for a plan.
@@ -299,11 +343,23 @@ struct launcher {
     return c;
   }
 
+  //! The pipelined kernel's parameters.
+  pipelined_row_params pipelined_params(const launch_state& s) const {
+    return {p.layout.len, p.num_tiles, s.counter, s.words, s.tag};
+  }
+
   //! Kernel I of the problem's list.
   template <int I>
   cudaError_t launch_variant(const launch_state& s) const {
     constexpr kernel_variant v = k::variants().at[I];
-    if constexpr (v.kind == strategy::rows) {
+    if constexpr (v.kind == strategy::pipelined) {
+      const auto kernel = pipelined_rows_kernel<typename k::pipelined_policy, Problem>;
+      const cudaError_t err = opt_in_smem(kernel, p.device, v.slice_bytes);
+      if (err != cudaSuccess) {
+        return err;
+      }
+      kernel<<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, pipelined_params(s));
+    } else if constexpr (v.kind == strategy::rows) {
       const positional_heads heads{p.layout.len, divisor(p.layout.len)};
       row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, row_params(s), heads);
@@ -356,7 +412,9 @@ cudaError_t run(caller_temp temp, const Problem& prob, Shape3 shape, cudaStream_
     return cudaErrorInvalidValue;
   }
   plan p;
-  const cudaError_t err = solve(shape, problem_kernels<Problem>::types(), p);
+  // A size query holds every plan: it may come before the arrays are known.
+  const cudaError_t err = solve(
+      shape, temp.d_temp == nullptr ? problem_kernels<Problem>::types() : problem_kernels<Problem>::types(prob), p);
   if (err != cudaSuccess) {
     return err;
   }
@@ -380,7 +438,7 @@ cudaError_t run(stream_temp, const Problem& prob, Shape3 shape, cudaStream_t str
     return cudaErrorInvalidValue;
   }
   plan p;
-  cudaError_t err = solve(shape, problem_kernels<Problem>::types(), p);
+  cudaError_t err = solve(shape, problem_kernels<Problem>::types(prob), p);
   if (err != cudaSuccess || p.kind == strategy::empty) {
     return err;
   }

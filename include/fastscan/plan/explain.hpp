@@ -39,6 +39,14 @@ inline std::string describe_columns(const plan& p) {
   return s + (p.lookback_groups ? ", ordered in two levels: float sums along few chains)" : ")");
 }
 
+//! The pipelined kernel's tiles and ring.
+inline std::string describe_pipelined(const plan& p) {
+  return "one long row, pipelined: persistent blocks of a producer warp, a reduce squad, a look-back warp and a "
+         "scan-store squad (" + std::to_string(p.block_threads) + " threads) on a ring of bulk-copied stages; tiles of " +
+         std::to_string(p.tile_items) + " elements, " + std::to_string(p.num_tiles) +
+         " tiles taken by ticket (arrays 16-byte aligned; others take the row kernel)";
+}
+
 //! The plan the solver made for `shape`, in one paragraph.
 inline std::string describe(Shape3 shape, const plan& p, const scan_types& t) {
   std::string s = shape_text(shape) + ", " + std::to_string(t.in_bytes) + "-byte elements into " +
@@ -52,7 +60,9 @@ inline std::string describe(Shape3 shape, const plan& p, const scan_types& t) {
   if (p.layout.len == 1 && shape.len == 1) {
     s += "a scan of length 1 is a copy, planned as rows of one; ";
   }
-  s += p.kind == strategy::rows ? describe_rows(p) : describe_columns(p);
+  s += p.kind == strategy::rows        ? describe_rows(p)
+       : p.kind == strategy::pipelined ? describe_pipelined(p)
+                                       : describe_columns(p);
   s += "; grid " + std::to_string(p.grid) + " blocks on " + std::to_string(p.sm_count) + " SMs, " +
        std::to_string(p.smem_bytes) + " B shared memory a block, " + std::to_string(p.temp_bytes) + " B temp storage";
   if (p.prefetch_tiles > 0) {

@@ -23,6 +23,7 @@ struct device_limits {
   int sm_count = 132;
   std::int64_t max_grid_x = 2147483647;
   std::size_t smem_per_block = 48 * 1024;
+  std::size_t smem_optin_per_block = 227 * 1024;  //!< what a kernel may opt in to (sm_90)
 };
 
 //! Sizes of the types a scan moves and keeps, and the kernels its problem type compiles.
@@ -36,6 +37,7 @@ struct scan_types {
   bool exact = true;  //!< the operator is exactly associative (is_exactly_associative; not float sums)
   kernel_variants variants;  //!< the kernels, in the launcher's numbering (problem_kernels)
   int column_latency_items = 0;  //!< rows per thread of latency-bound column plans (the tuning's)
+  bool arrays_aligned = true;  //!< inputs and outputs 16-byte aligned: the pipelined kernel may run
 };
 
 //! A launch plan. Describes a layout (tiles over [outer, len, inner]), not a special case.
@@ -137,6 +139,32 @@ inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev
   if (p.lookback) {
     p.temp_bytes = lookback_temp(p.num_tiles, 1, types.word_bytes, false).bytes;
   }
+}
+
+//! One long row through the pipelined kernel (when the problem compiles one, the row is long enough
+//! and the arrays are aligned for bulk copies): persistent blocks, tiles of 2 * warps * 32 * items.
+//! Temp storage: the ticket word and the tile state, at least what the row plan needs, so that a
+//! size asked for before the arrays are known holds either plan.
+inline bool plan_pipelined(plan& p, const scan_types& types, const device_limits& dev) {
+  const int v = types.variants.find(strategy::pipelined, types.variants.items_of(strategy::pipelined, true));
+  if (v < 0 || p.layout.outer != 1 || p.layout.inner != 1 || p.layout.len < policy::pipelined_rows_min_items ||
+      types.variants.at[v].slice_bytes > dev.smem_optin_per_block || types.variants.items_of(strategy::rows, true) == 0) {
+    return false;
+  }
+  const kernel_variant& k = types.variants.at[v];
+  plan rows = p;
+  plan_rows(rows, types, dev);
+  p.kind = strategy::pipelined;
+  p.variant = v;
+  p.items = k.items;
+  p.block_threads = p.lanes_x = k.threads;
+  p.lanes_y = 1;
+  p.tile_items = std::int64_t{k.vec} * 32 * k.items;
+  p.len_tiles = p.num_tiles = ceil_div(p.layout.len, p.tile_items);
+  p.smem_bytes = k.slice_bytes;
+  p.lookback = true;  // (the ticket word and the tile state, however many tiles)
+  p.temp_bytes = std::max(lookback_temp(p.num_tiles, 1, types.word_bytes, false).bytes, rows.temp_bytes);
+  return true;
 }
 
 //! Columns (inner > 1): lanes_x threads cover the contiguous columns (vec each), lanes_y the scan
@@ -291,6 +319,12 @@ inline void plan_columns(plan& p, const scan_types& types, const device_limits& 
 //! the L2 prefetch distance.
 inline void plan_launch(plan& p, const device_limits& dev) {
   p.grid = p.num_tiles < dev.max_grid_x ? p.num_tiles : dev.max_grid_x;
+  if (p.kind == strategy::pipelined) {  // persistent: the blocks that fit at once
+    p.grid = std::min<std::int64_t>(p.num_tiles, std::int64_t{policy::pipelined_rows_blocks_per_sm} * dev.sm_count);
+    p.device = dev.device;
+    p.sm_count = dev.sm_count;
+    return;
+  }
   p.device = dev.device;
   p.sm_count = dev.sm_count;
   // Long chains in large grids: a tile's nearest predecessors are rarely done at its first poll.
@@ -323,9 +357,10 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   if (!plan_shape(shape, p)) {
     return p;
   }
-  if (shape.inner == 1 && types.variants.items_of(strategy::rows, true) > 0) {
+  const bool pipelined = types.arrays_aligned && plan_pipelined(p, types, dev);
+  if (!pipelined && shape.inner == 1 && types.variants.items_of(strategy::rows, true) > 0) {
     plan_rows(p, types, dev);
-  } else {
+  } else if (!pipelined) {
     plan_columns(p, types, dev);
   }
   plan_launch(p, dev);
