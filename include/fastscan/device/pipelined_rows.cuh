@@ -286,7 +286,7 @@ struct pipelined_rows {
 //! the look-back warp; persistent blocks (as many as fit at once).
 FASTSCAN_KERNELS_BEGIN
 template <class Policy, class Problem>
-FASTSCAN_KERNEL __launch_bounds__(Policy::threads) void pipelined_rows_kernel(Problem prob, pipelined_row_params p) {
+FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void pipelined_rows_kernel(Problem prob, pipelined_row_params p) {
   extern __shared__ __align__(16) unsigned char smem[];  // (bulk copies need 16-byte alignment)
   const pipelined_rows<Policy, Problem> block{prob, p, smem};
   auto& s = block.sh();

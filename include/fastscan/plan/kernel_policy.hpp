@@ -35,6 +35,7 @@ struct pipelined_row_kernel {
   static constexpr int items = Items;
   static constexpr int stages = Stages;
   static constexpr int threads = 2 * Warps * 32 + 64;
+  static constexpr int min_blocks = pipelined_rows_blocks_per_sm;
   static constexpr bool exact = Exact;
   using lookback_policy = lookback;
 };
