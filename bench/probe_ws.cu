@@ -1,15 +1,18 @@
-// probe_ws: the experiment behind the speed issue's last item (1-D sums at 0.88 of copy). A
-// warp-specialised, persistent single-pass scan of a flat array: per block, one producer warp
-// takes tile tickets and streams tiles into a ring of shared-memory stages with bulk copies (TMA,
-// cp.async.bulk), and consumer warps scan each stage in place and hand it to a bulk store, so a
-// block keeps loads in flight while its look-back waits (the library's row kernel holds one tile
-// per block from load to store). The look-back is the library's (tile_state). Timed against the
-// library's cumsum, CUB's InclusiveSum and a device copy in the same run; outputs compared with
-// CUB's (integers bit for bit; floats run to run and against CUB within rounding).
+// probe_ws: the experiment behind the speed issue's last item (1-D sums at 0.88 of copy). Two
+// warp-specialised, persistent single-pass scans of a flat array, timed against the library's
+// cumsum, CUB's InclusiveSum and a device copy in the same run; outputs compared with CUB's
+// (integers bit for bit; floats run to run and against CUB within rounding):
+// - ws: per block one producer warp takes tile tickets and streams tiles into a ring of
+//   shared-memory stages with bulk copies (cp.async.bulk); the consumer warps scan each stage in
+//   place, waiting on their own look-back, and hand it to a bulk store;
+// - lib: the library's pipelined kernel (device/pipelined_rows.cuh), where a reduce squad, a
+//   look-back warp and a scan-store squad each own their stage of the ring, so a tile's look-back
+//   overlaps the next tiles' loads and reductions; also over n - 3 (a tail bulk copies cannot
+//   take whole).
 //
 //   probe_ws [log2_n]          (default 28)
 //
-// Not part of the library: what it measures decides whether the row kernel takes this shape.
+// Not part of the library: what it measures decides which shapes the pipelined kernel takes.
 #include <fastscan/cumsum.cuh>
 #include <fastscan/device/pipelined_rows.cuh>
 #include <fastscan/device/tile_state.cuh>
@@ -252,221 +255,6 @@ struct runner {
   }
 };
 
-//! The pipelined form (CUB 3.6's look-ahead scan, as its policy describes it): per block a producer
-//! warp, a reduce squad, a look-back warp and a scan-store squad, each on its own stage of the ring,
-//! so that a tile's look-back overlaps the next tiles' loads and reductions and the previous tile's
-//! scan and store. The reduce squad publishes the tile's aggregate; the look-back warp its prefix;
-//! the scan-store squad reads the tile again from shared memory with both.
-template <class T, int Warps, int Items, int Stages>
-struct la_cfg {
-  static constexpr int squad = Warps * 32;
-  static constexpr int threads = 2 * squad + 64;  // reduce, scan-store, producer, look-back
-  static constexpr int tile_items = squad * Items;
-  static constexpr int tile_bytes = tile_items * static_cast<int>(sizeof(T));
-  static constexpr int stage_bytes = (tile_bytes + 127) / 128 * 128;
-  struct shared {
-    std::uint64_t full[Stages], reduced[Stages], prefixed[Stages], empty[Stages];
-    std::int64_t tile[Stages];
-    T warp_total[Stages][Warps];
-    T prefix[Stages];
-  };
-  static constexpr int shared_bytes = static_cast<int>((sizeof(shared) + 127) / 128 * 128);
-  static constexpr int smem_bytes = Stages * stage_bytes + shared_bytes;
-  __device__ static shared& sh(unsigned char* smem) { return *reinterpret_cast<shared*>(smem + Stages * stage_bytes); }
-};
-
-template <int Threads, int Id>
-__device__ void squad_sync() {
-  asm volatile("bar.sync %0, %1;" ::"n"(Id), "n"(Threads) : "memory");
-}
-
-//! Producer: tickets and bulk loads, as produce() above.
-template <class C, class T, int Stages>
-__device__ void la_produce(const T* in, const params& p, unsigned char* smem) {
-  auto& sh = C::sh(smem);
-  if ((threadIdx.x & 31) != 0) return;
-  for (std::int64_t k = 0;; ++k) {
-    const int s = static_cast<int>(k % Stages);
-    if (k >= Stages) bar_wait(&sh.empty[s], static_cast<unsigned>((k / Stages - 1) & 1));
-    const std::int64_t t = static_cast<std::int64_t>(atomicAdd(p.ticket, 1ull));
-    sh.tile[s] = t;
-    if (t >= p.num_tiles) {
-      bar_arrive(&sh.full[s]);
-      return;
-    }
-    const std::int64_t first = t * C::tile_items;
-    const unsigned bytes = static_cast<unsigned>(least(C::tile_items, p.n - first) * static_cast<std::int64_t>(sizeof(T)));
-    bar_arrive_expect(&sh.full[s], bytes);
-    bulk_load(smem + s * C::stage_bytes, in + first, bytes, &sh.full[s]);
-  }
-}
-
-//! The thread's items of stage s (thread-contiguous) and their fold.
-template <class C, class T, int Items>
-__device__ T la_load(const T* stage, int tid, int valid, T (&v)[Items]) {
-  const fastscan::sum_op op{};
-  T total{};
-#pragma unroll
-  for (int i = 0; i < Items; ++i) {
-    v[i] = tid * Items + i < valid ? stage[tid * Items + i] : T{};
-    total = i == 0 ? v[i] : op(total, v[i]);
-  }
-  return total;
-}
-
-//! Reduce squad: the tile's warp totals into shared memory and its aggregate (its prefix for tile 0)
-//! into the tile state.
-template <class C, class T, int Warps, int Items, int Stages>
-__device__ void la_reduce(const params& p, unsigned char* smem) {
-  auto& sh = C::sh(smem);
-  const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
-  const fd::tile_state<T> state{static_cast<ulonglong2*>(p.tile_words), p.tag, 0u, 0u};
-  const fastscan::sum_op op{};
-  for (std::int64_t k = 0;; ++k) {
-    const int s = static_cast<int>(k % Stages);
-    bar_wait(&sh.full[s], static_cast<unsigned>((k / Stages) & 1));
-    const std::int64_t t = sh.tile[s];
-    if (t >= p.num_tiles) return;
-    const int valid = static_cast<int>(least(C::tile_items, p.n - t * C::tile_items));
-    T v[Items];
-    const T total = la_load<C, T, Items>(reinterpret_cast<const T*>(smem + s * C::stage_bytes), tid, valid, v);
-    const T w = fastscan::warp_inclusive_scan(total, op);
-    if (lane == 31) sh.warp_total[s][warp] = w;
-    squad_sync<C::squad, 1>();
-    if (tid == 0) {
-      T block = sh.warp_total[s][0];
-      for (int i = 1; i < Warps; ++i) block = op(block, sh.warp_total[s][i]);
-      state.publish(t, block, t == 0 ? fd::tile_prefix : fd::tile_aggregate);
-      bar_arrive(&sh.reduced[s]);
-    }
-  }
-}
-
-//! Look-back warp: each tile's exclusive prefix, in ticket order, published as its inclusive prefix.
-template <class C, class T, int Warps, int Stages>
-__device__ void la_look_back(const params& p, unsigned char* smem) {
-  auto& sh = C::sh(smem);
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  constexpr bool exact = std::is_integral_v<T>;
-  const fd::tile_state<T> state{static_cast<ulonglong2*>(p.tile_words), p.tag, 0u, 0u};
-  const fastscan::sum_op op{};
-  for (std::int64_t k = 0;; ++k) {
-    const int s = static_cast<int>(k % Stages);
-    bar_wait(&sh.full[s], static_cast<unsigned>((k / Stages) & 1));
-    const std::int64_t t = sh.tile[s];
-    if (t >= p.num_tiles) return;
-    bar_wait(&sh.reduced[s], static_cast<unsigned>((k / Stages) & 1));
-    T prefix{};
-    if (t > 0) {
-      T block = sh.warp_total[s][0];
-      for (int i = 1; i < Warps; ++i) block = op(block, sh.warp_total[s][i]);
-      prefix = state.template exclusive_prefix<exact, fastscan::policy::lookback>(t, op);
-      if (lane == 0) state.publish(t, op(prefix, block), fd::tile_prefix);
-    }
-    if (lane == 0) {
-      sh.prefix[s] = prefix;
-      bar_arrive(&sh.prefixed[s]);
-    }
-  }
-}
-
-//! Scan-store squad: the tile again from shared memory, its prefix, the scan in place, a bulk store.
-template <class C, class T, int Warps, int Items, int Stages>
-__device__ void la_scan_store(T* out, const params& p, unsigned char* smem) {
-  auto& sh = C::sh(smem);
-  const int tid = static_cast<int>(threadIdx.x) - C::squad, lane = tid & 31, warp = tid >> 5;
-  const fastscan::sum_op op{};
-  int pending = -1;
-  for (std::int64_t k = 0;; ++k) {
-    const int s = static_cast<int>(k % Stages);
-    const unsigned parity = static_cast<unsigned>((k / Stages) & 1);
-    bar_wait(&sh.full[s], parity);
-    const std::int64_t t = sh.tile[s];
-    if (t >= p.num_tiles) break;
-    T* const stage = reinterpret_cast<T*>(smem + s * C::stage_bytes);
-    const std::int64_t first = t * C::tile_items;
-    const int valid = static_cast<int>(least(C::tile_items, p.n - first));
-    T v[Items];
-    const T total = la_load<C, T, Items>(stage, tid, valid, v);
-    const T lane_before = __shfl_up_sync(0xffffffffu, fastscan::warp_inclusive_scan(total, op), 1);
-    bar_wait(&sh.prefixed[s], parity);  // (after reduced[s]: the warp totals are in)
-    T running = sh.prefix[s];
-    for (int w = 0; w < warp; ++w) running = op(running, sh.warp_total[s][w]);
-    if (lane > 0) running = op(running, lane_before);
-    bool has = t > 0 || tid > 0;
-#pragma unroll
-    for (int i = 0; i < Items; ++i) {
-      running = has ? op(running, v[i]) : v[i];
-      has = true;
-      if (tid * Items + i < valid) stage[tid * Items + i] = running;
-    }
-    fence_async_shared();
-    squad_sync<C::squad, 2>();
-    if (tid == 0) {
-      bulk_store(out + first, stage, static_cast<unsigned>(valid * static_cast<int>(sizeof(T))));
-      if (pending >= 0) {
-        bulk_wait_read<1>();
-        bar_arrive(&sh.empty[pending]);
-      }
-      pending = s;
-    }
-  }
-  if (tid == 0) {
-    bulk_wait_all();
-    if (pending >= 0) bar_arrive(&sh.empty[pending]);
-  }
-}
-
-template <class C, class T, int Warps, int Items, int Stages>
-__global__ void __launch_bounds__(C::threads) la_kernel(const T* in, T* out, params p) {
-  extern __shared__ __align__(128) unsigned char smem[];
-  auto& sh = C::sh(smem);
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) {
-      bar_init(&sh.full[s], 1);
-      bar_init(&sh.reduced[s], 1);
-      bar_init(&sh.prefixed[s], 1);
-      bar_init(&sh.empty[s], 1);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();
-  const int role = static_cast<int>(threadIdx.x) / C::squad;
-  if (role == 0) {
-    la_reduce<C, T, Warps, Items, Stages>(p, smem);
-  } else if (role == 1) {
-    la_scan_store<C, T, Warps, Items, Stages>(out, p, smem);
-  } else if (threadIdx.x < 2 * C::squad + 32) {
-    la_produce<C, T, Stages>(in, p, smem);
-  } else {
-    la_look_back<C, T, Warps, Stages>(p, smem);
-  }
-}
-
-//! A launch of one pipelined configuration; temp as runner's.
-template <class T, int Warps, int Items, int Stages>
-struct la_runner {
-  using C = la_cfg<T, Warps, Items, Stages>;
-  int blocks = 0;
-  void setup() {
-    auto k = la_kernel<C, T, Warps, Items, Stages>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, C::smem_bytes));
-    int per_sm = 0, sms = 0, dev = 0;
-    CK(cudaGetDevice(&dev));
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, C::threads, C::smem_bytes));
-    blocks = per_sm * sms;
-  }
-  void run(const T* in, T* out, std::int64_t n, unsigned char* temp, unsigned long long tag, cudaStream_t stream) const {
-    const std::int64_t tiles = (n + C::tile_items - 1) / C::tile_items;
-    auto* ticket = reinterpret_cast<unsigned long long*>(temp + static_cast<std::size_t>(tiles) * 16);
-    CK(cudaMemsetAsync(ticket, 0, 8, stream));
-    const params p{n, tiles, ticket, temp, tag};
-    la_kernel<C, T, Warps, Items, Stages><<<static_cast<int>(std::min<std::int64_t>(blocks, tiles)), C::threads,
-                                            C::smem_bytes, stream>>>(in, out, p);
-  }
-};
-
 }  // namespace ws
 
 namespace {
@@ -531,22 +319,6 @@ void try_config(const char* type, const T* in, T* out, const T* ref, std::int64_
   const float ms = probe::median_ms([&] { r.run(in, out, n, temp, next_tag(), nullptr); });
   std::printf("%-8s ws %d warps x %2d items x %d stages (%5d B tile, %d blocks)  %8.1f us  %.3f of copy  differ %lld (rel %.1e)\n",
               type, Warps, Items, Stages, ws::cfg<T, Warps, Items, Stages>::tile_bytes, r.blocks, ms * 1e3,
-              2.0 * n * sizeof(T) / (ms * 1e6) / copy_gbs, diff, rel);
-}
-
-template <class T, int Warps, int Items, int Stages>
-void try_la(const char* type, const T* in, T* out, const T* ref, std::int64_t n, unsigned char* temp, double copy_gbs) {
-  ws::la_runner<T, Warps, Items, Stages> r;
-  r.setup();
-  long long diff = 0;
-  double rel = 0;
-  CK(cudaMemset(out, 0x5b, n * sizeof(T)));
-  r.run(in, out, n, temp, next_tag(), nullptr);
-  finish_or_die("la", 5.0);
-  compare(out, ref, n, diff, rel);
-  const float ms = probe::median_ms([&] { r.run(in, out, n, temp, next_tag(), nullptr); });
-  std::printf("%-8s la %d+%d warps x %2d items x %d stages (%5d B tile, %d blocks)  %8.1f us  %.3f of copy  differ %lld (rel %.1e)\n",
-              type, Warps, Warps, Items, Stages, ws::la_cfg<T, Warps, Items, Stages>::tile_bytes, r.blocks, ms * 1e3,
               2.0 * n * sizeof(T) / (ms * 1e6) / copy_gbs, diff, rel);
 }
 
@@ -625,18 +397,11 @@ void suite(const char* type, std::int64_t n, double copy_gbs) {
     try_lib<T, 2, 31, 4>(type, in, out, ref, n, temp, copy_gbs);
     try_lib<T, 1, 63, 6>(type, in, out, ref, n, temp, copy_gbs);
     try_lib<T, 2, 15, 8>(type, in, out, ref, n, temp, copy_gbs);
-    try_la<T, 2, 63, 3>(type, in, out, ref, n, temp, copy_gbs);
-    try_la<T, 2, 31, 6>(type, in, out, ref, n, temp, copy_gbs);
-    try_la<T, 4, 31, 3>(type, in, out, ref, n, temp, copy_gbs);
-    try_la<T, 2, 63, 2>(type, in, out, ref, n, temp, copy_gbs);
     try_config<T, 4, 31, 3>(type, in, out, ref, n, temp, copy_gbs);
   } else {
     try_lib<T, 2, 63, 6>(type, in, out, ref, n, temp, copy_gbs);
     try_lib<T, 2, 31, 8>(type, in, out, ref, n, temp, copy_gbs);
     try_lib<T, 4, 31, 4>(type, in, out, ref, n, temp, copy_gbs);
-    try_la<T, 2, 127, 3>(type, in, out, ref, n, temp, copy_gbs);
-    try_la<T, 4, 63, 3>(type, in, out, ref, n, temp, copy_gbs);
-    try_la<T, 3, 119, 2>(type, in, out, ref, n, temp, copy_gbs);
     try_config<T, 4, 63, 3>(type, in, out, ref, n, temp, copy_gbs);
   }
   CK(cudaFree(in));

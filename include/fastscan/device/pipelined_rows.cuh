@@ -109,6 +109,13 @@ struct pipelined_rows {
     const std::int64_t left = p.numel - t * tile_items;
     return static_cast<int>(left < tile_items ? left : tile_items);
   }
+  //! The block's k-th tile once its stage is loaded, or -1 past the block's last.
+  FASTSCAN_DEVICE std::int64_t loaded(std::int64_t k) const {
+    const int st = static_cast<int>(k % stages);
+    ring::wait(&sh().full[st], k / stages);
+    const std::int64_t t = sh().tile[st];
+    return t < p.num_tiles ? t : -1;
+  }
   //! Bulk copies move whole 16-byte parts; the last tile's rest goes element by element.
   static FASTSCAN_DEVICE int bulk_items(int n) { return n - n % static_cast<int>(16 / sizeof(T)); }
 
@@ -168,9 +175,8 @@ struct pipelined_rows {
     const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
     for (std::int64_t k = 0;; ++k) {
       const int st = static_cast<int>(k % stages);
-      ring::wait(&s.full[st], k / stages);
-      const std::int64_t t = s.tile[st];
-      if (t >= p.num_tiles) {
+      const std::int64_t t = loaded(k);
+      if (t < 0) {
         return;
       }
       acc_t v[items];
@@ -193,9 +199,8 @@ struct pipelined_rows {
     const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
     for (std::int64_t k = 0;; ++k) {
       const int st = static_cast<int>(k % stages);
-      ring::wait(&s.full[st], k / stages);
-      const std::int64_t t = s.tile[st];
-      if (t >= p.num_tiles) {
+      const std::int64_t t = loaded(k);
+      if (t < 0) {
         return;
       }
       ring::wait(&s.reduced[st], k / stages);
@@ -221,9 +226,8 @@ struct pipelined_rows {
     int pending = -1;
     for (std::int64_t k = 0;; ++k) {
       const int st = static_cast<int>(k % stages);
-      ring::wait(&s.full[st], k / stages);
-      const std::int64_t t = s.tile[st];
-      if (t >= p.num_tiles) {
+      const std::int64_t t = loaded(k);
+      if (t < 0) {
         break;
       }
       acc_t v[items];
