@@ -109,12 +109,18 @@ struct pipelined_rows {
     const std::int64_t left = p.numel - t * tile_items;
     return static_cast<int>(left < tile_items ? left : tile_items);
   }
-  //! The block's k-th tile once its stage is loaded, or -1 past the block's last.
-  FASTSCAN_DEVICE std::int64_t loaded(std::int64_t k) const {
-    const int st = static_cast<int>(k % stages);
-    ring::wait(&sh().full[st], k / stages);
-    const std::int64_t t = sh().tile[st];
-    return t < p.num_tiles ? t : -1;
+  //! role(k, stage, tile) for the block's tiles in ticket order, each once its stage is loaded.
+  template <class Role>
+  FASTSCAN_DEVICE void each_loaded(Role&& role) const {
+    for (std::int64_t k = 0;; ++k) {
+      const int st = static_cast<int>(k % stages);
+      ring::wait(&sh().full[st], k / stages);
+      const std::int64_t t = sh().tile[st];
+      if (t >= p.num_tiles) {
+        return;
+      }
+      role(k, st, t);
+    }
   }
   //! Bulk copies move whole 16-byte parts; the last tile's rest goes element by element.
   static FASTSCAN_DEVICE int bulk_items(int n) { return n - n % static_cast<int>(16 / sizeof(T)); }
@@ -173,12 +179,7 @@ struct pipelined_rows {
     shared_t& s = sh();
     const int tid = static_cast<int>(threadIdx.x), lane = tid & 31;
     const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
-    for (std::int64_t k = 0;; ++k) {
-      const int st = static_cast<int>(k % stages);
-      const std::int64_t t = loaded(k);
-      if (t < 0) {
-        return;
-      }
+    each_loaded([&](std::int64_t, int st, std::int64_t t) {
       acc_t v[items];
       const acc_t w = warp_inclusive_scan(gather(st, t, tid, v), prob.op);
       if (lane == 31) {
@@ -189,7 +190,7 @@ struct pipelined_rows {
         state.publish(t, block_total(st), t == 0 ? tile_prefix : tile_aggregate);
         ring::arrive(&s.reduced[st]);
       }
-    }
+    });
   }
 
   //! Look-back warp: each tile's exclusive prefix, its inclusive prefix published.
@@ -197,12 +198,7 @@ struct pipelined_rows {
     shared_t& s = sh();
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
-    for (std::int64_t k = 0;; ++k) {
-      const int st = static_cast<int>(k % stages);
-      const std::int64_t t = loaded(k);
-      if (t < 0) {
-        return;
-      }
+    each_loaded([&](std::int64_t k, int st, std::int64_t t) {
       ring::wait(&s.reduced[st], k / stages);
       acc_t prefix{};
       if (t > 0) {
@@ -215,7 +211,7 @@ struct pipelined_rows {
         s.prefix[st] = prefix;
         ring::arrive(&s.prefixed[st]);
       }
-    }
+    });
   }
 
   //! Scan-store squad: the stage's running folds in place, then its bulk store; a stage is freed
@@ -224,12 +220,7 @@ struct pipelined_rows {
     shared_t& s = sh();
     const int tid = static_cast<int>(threadIdx.x) - squad, lane = tid & 31, warp = tid >> 5;
     int pending = -1;
-    for (std::int64_t k = 0;; ++k) {
-      const int st = static_cast<int>(k % stages);
-      const std::int64_t t = loaded(k);
-      if (t < 0) {
-        break;
-      }
+    each_loaded([&](std::int64_t k, int st, std::int64_t t) {
       acc_t v[items];
       const acc_t lane_before = shuffle_up(warp_inclusive_scan(gather(st, t, tid, v), prob.op), 1u);
       ring::wait(&s.prefixed[st], k / stages);  // (after reduced: the warp totals are in)
@@ -247,7 +238,7 @@ struct pipelined_rows {
         }
         pending = st;
       }
-    }
+    });
     if (tid == 0) {
       ring::stores_done();
       if (pending >= 0) {
