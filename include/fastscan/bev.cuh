@@ -34,6 +34,32 @@ inline int key_bits(std::int64_t cells) {
   return bits;
 }
 
+//! Points in key order: the sorted keys and the permutation (perm[j]: the point sorted to j).
+template <class Key>
+struct sorted_points {
+  Key* keys = nullptr;
+  std::int64_t* perm = nullptr;
+};
+
+//! Sorts points by key (CUB's radix sort of (key, point index) pairs over `bits` bits, stable) in
+//! pieces carved from `t`; keys outside [0, cells) sort last when cells > 0. Sorts only when
+//! `launch` (the same carving sizes it).
+template <class Key>
+cudaError_t sort_points(temp_carver& t, bool launch, const Key* keys, std::int64_t S, std::int64_t cells, int bits,
+                        sorted_points<Key>& out, cudaStream_t stream) {
+  out = sorted_points<Key>{t.take<Key>(S), t.take<std::int64_t>(S)};
+  Key* const keys_in = t.take<Key>(S);
+  std::int64_t* const index = t.take<std::int64_t>(S);
+  std::size_t bytes = 0;
+  cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, out.keys, index, out.perm, S, 0, bits, stream);
+  void* const cub_temp = t.take<unsigned char>(bytes);
+  if (err != cudaSuccess || !launch || S == 0) return err;
+  sort_input_kernel<<<elementwise_grid(S), policy::elementwise_threads, 0, stream>>>(keys, keys_in, index, S, cells);
+  err = cudaPeekAtLastError();
+  return err != cudaSuccess ? err
+                            : cub::DeviceRadixSort::SortPairs(cub_temp, bytes, keys_in, out.keys, index, out.perm, S, 0, bits, stream);
+}
+
 }  // namespace detail
 
 //! Points sorted by voxel once, for pooling many frames of features with a fixed geometry: the
@@ -47,37 +73,41 @@ struct bev_pool_plan {
   std::int64_t num_cells = 0;
 };
 
+namespace detail {
+//! make_bev_pool_plan's arguments: sizes (cells below the key type's largest value, which marks
+//! points outside), keys where there are points, aligned plan storage.
+template <class Key>
+bool bev_plan_args_valid(const void* d_plan, const Key* keys, std::int64_t S, std::int64_t num_cells) {
+  const bool cells = num_cells > 0 && num_cells < static_cast<std::int64_t>(std::numeric_limits<Key>::max());
+  return S >= 0 && cells && (S == 0 || (keys != nullptr && temp_aligned(d_plan)));
+}
+//! bev_pool's arguments with a plan: the channels, and past a size query the pointers (where there
+//! are points), the features apart from the grid and aligned temp storage.
+template <class T, class Key, class Acc>
+bool bev_plan_pool_args_valid(const void* d_temp, const bev_pool_plan<Key>& plan, const T* feats, const Acc* grid,
+                              std::int64_t C) {
+  if (d_temp == nullptr) return C > 0;  // (a size query needs no pointers)
+  const bool points = plan.S == 0 || (non_null(feats, plan.perm, plan.sorted_keys) &&
+                                      !overlap(span_of(feats, plan.S * C), span_of(grid, plan.num_cells * C)));
+  return C > 0 && grid != nullptr && temp_aligned(d_temp) && points;
+}
+}  // namespace detail
+
 //! Sorts `keys` (S points) into `plan`, in `d_plan` (two-phase: a null d_plan asks for plan_bytes).
 template <class Key>
 cudaError_t make_bev_pool_plan(void* d_plan, std::size_t& plan_bytes, const Key* keys, std::int64_t S, std::int64_t num_cells,
                                bev_pool_plan<Key>& plan, cudaStream_t stream = nullptr) {
   static_assert(std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::int64_t>, "voxel keys are int32 or int64");
-  if (S < 0 || num_cells <= 0 || num_cells >= static_cast<std::int64_t>(std::numeric_limits<Key>::max()) ||
-      (S > 0 && (keys == nullptr || !detail::temp_aligned(d_plan)))) {
-    return cudaErrorInvalidValue;
-  }
+  if (!detail::bev_plan_args_valid(d_plan, keys, S, num_cells)) return cudaErrorInvalidValue;
+  const int bits = detail::key_bits(num_cells);
+  detail::temp_carver sizes{nullptr};
+  detail::sorted_points<Key> sorted;
+  cudaError_t err = detail::sort_points(sizes, false, keys, S, num_cells, bits, sorted, stream);
+  if (err != cudaSuccess || !detail::temp_ready(d_plan, plan_bytes, sizes.used, err)) return err;
   detail::temp_carver t{static_cast<unsigned char*>(d_plan)};
-  Key* const sorted = t.take<Key>(S);
-  std::int64_t* const perm = t.take<std::int64_t>(S);
-  Key* const keys_in = t.take<Key>(S);
-  std::int64_t* const index = t.take<std::int64_t>(S);
-  std::size_t sort_bytes = 0;
-  cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in, sorted, index, perm, S, 0,
-                                                    detail::key_bits(num_cells), stream);
-  if (err != cudaSuccess) return err;
-  void* const sort_temp = t.take<unsigned char>(sort_bytes);
-  if (d_plan == nullptr) {
-    plan_bytes = t.used > 0 ? t.used : 1;
-    return cudaSuccess;
-  }
-  if (plan_bytes < t.used) return cudaErrorInvalidValue;
-  plan = bev_pool_plan<Key>{sorted, perm, S, num_cells};
-  if (S == 0) return cudaSuccess;
-  detail::sort_input_kernel<<<detail::elementwise_grid(S), policy::elementwise_threads, 0, stream>>>(keys, keys_in, index, S, num_cells);
-  err = cudaPeekAtLastError();
-  if (err != cudaSuccess) return err;
-  return cub::DeviceRadixSort::SortPairs(sort_temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
-                                         detail::key_bits(num_cells), stream);
+  err = detail::sort_points(t, true, keys, S, num_cells, bits, sorted, stream);
+  plan = bev_pool_plan<Key>{sorted.keys, sorted.perm, S, num_cells};
+  return err;
 }
 
 //! Pools `feats` ([plan.S, C]) into the dense grid [plan.num_cells, C] (overwritten; cells with no
@@ -85,13 +115,7 @@ cudaError_t make_bev_pool_plan(void* d_plan, std::size_t& plan_bytes, const Key*
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<Key>& plan, const T* feats, Acc* grid,
                      std::int64_t C, cudaStream_t stream = nullptr) {
-  const bool pointers_valid =
-      grid != nullptr && detail::temp_aligned(d_temp) &&
-      (plan.S == 0 || (feats != nullptr && plan.perm != nullptr && plan.sorted_keys != nullptr &&
-                       !detail::overlap(detail::span_of(feats, plan.S * C), detail::span_of(grid, plan.num_cells * C))));
-  if (C <= 0 || (d_temp != nullptr && !pointers_valid)) {  // (a size query needs no pointers)
-    return cudaErrorInvalidValue;
-  }
+  if (!detail::bev_plan_pool_args_valid(d_temp, plan, feats, grid, C)) return cudaErrorInvalidValue;
   const auto pool = [&](unsigned char* base, bool launch, std::size_t& used) {
     detail::temp_carver t{base};
     const cudaError_t err = detail::sum_runs<T>(t, launch, detail::feature_rows<T>{feats, plan.perm, C}, plan.sorted_keys,
@@ -102,11 +126,7 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<
   };
   std::size_t bytes = 0;
   cudaError_t err = pool(nullptr, false, bytes);
-  if (err != cudaSuccess || d_temp == nullptr) {
-    temp_bytes = std::max<std::size_t>(bytes, 1);
-    return err;
-  }
-  if (temp_bytes < bytes) return cudaErrorInvalidValue;
+  if (err != cudaSuccess || !detail::temp_ready(d_temp, temp_bytes, bytes, err)) return err;
   err = cudaMemsetAsync(grid, 0, static_cast<std::size_t>(plan.num_cells * C) * sizeof(Acc), stream);
   return err == cudaSuccess ? pool(static_cast<unsigned char*>(d_temp), true, bytes) : err;
 }
@@ -117,7 +137,7 @@ template <class T, class Key, class Acc>
 bool bev_pool_args_valid(const void* d_temp, const T* feats, const Key* keys, const Acc* grid, std::int64_t S, std::int64_t C,
                          std::int64_t num_cells) {
   const bool sizes = S >= 0 && C > 0 && num_cells > 0;
-  const bool pointers = grid != nullptr && (S == 0 || (feats != nullptr && keys != nullptr));
+  const bool pointers = grid != nullptr && (S == 0 || non_null(feats, keys));
   return sizes && pointers && temp_aligned(d_temp) &&
          all_apart({span_of(feats, S * C), span_of(keys, S), span_of(grid, num_cells * C)});
 }
@@ -135,16 +155,10 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const T* feats, cons
   bev_pool_plan<Key> plan{nullptr, nullptr, S, num_cells};
   cudaError_t err = make_bev_pool_plan<Key>(nullptr, plan_bytes, keys, S, num_cells, plan, stream);
   if (err == cudaSuccess) err = bev_pool<T, Key, Acc>(nullptr, pool_bytes, plan, feats, grid, C, stream);
-  if (err != cudaSuccess) return err;
   plan_bytes = detail::temp_piece(plan_bytes);
-  if (d_temp == nullptr) {
-    temp_bytes = plan_bytes + pool_bytes;
-    return cudaSuccess;
-  }
-  if (temp_bytes < plan_bytes + pool_bytes) return cudaErrorInvalidValue;
+  if (err != cudaSuccess || !detail::temp_ready(d_temp, temp_bytes, plan_bytes + pool_bytes, err)) return err;
   err = make_bev_pool_plan<Key>(d_temp, plan_bytes, keys, S, num_cells, plan, stream);
-  if (err != cudaSuccess) return err;
-  return bev_pool<T, Key, Acc>(static_cast<unsigned char*>(d_temp) + plan_bytes, pool_bytes, plan, feats, grid, C, stream);
+  return err != cudaSuccess ? err : bev_pool<T, Key, Acc>(static_cast<unsigned char*>(d_temp) + plan_bytes, pool_bytes, plan, feats, grid, C, stream);
 }
 
 //! grad_feats[i, c] = grad_grid[keys[i], c] (0 for points outside [0, num_cells)). Needs no temp
@@ -152,15 +166,11 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const T* feats, cons
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t bev_pool_backward(void* d_temp, std::size_t& temp_bytes, const Acc* grad_grid, const Key* keys, T* grad_feats,
                               std::int64_t S, std::int64_t C, std::int64_t num_cells, cudaStream_t stream = nullptr) {
-  if (S < 0 || C < 0 || num_cells <= 0 || (S > 0 && (C == 0 || grad_grid == nullptr || keys == nullptr || grad_feats == nullptr)) ||
-      !detail::all_apart({detail::span_of(grad_grid, num_cells * C), detail::span_of(keys, S), detail::span_of(grad_feats, S * C)})) {
-    return cudaErrorInvalidValue;
-  }
-  if (d_temp == nullptr) {
-    temp_bytes = 1;
-    return cudaSuccess;
-  }
-  if (S == 0) return cudaSuccess;
+  const bool valid = num_cells > 0 && detail::segment_args_valid(S, C, detail::non_null(grad_grid, keys, grad_feats)) &&
+                     detail::all_apart({detail::span_of(grad_grid, num_cells * C), detail::span_of(keys, S),
+                                        detail::span_of(grad_feats, S * C)});
+  cudaError_t err = valid ? cudaSuccess : cudaErrorInvalidValue;
+  if (!valid || !detail::temp_ready(d_temp, temp_bytes, 0, err) || S == 0) return err;
   return detail::gather_rows(grad_grid, grad_feats, detail::points_from_cells<Key>{keys, num_cells}, S, C, stream);
 }
 
@@ -173,31 +183,17 @@ template <class T, class Key, class Acc>
 cudaError_t voxel_sum_passes(unsigned char* base, bool launch, std::size_t& used, const T* feats, const Key* keys, Acc* out,
                              std::int64_t S, std::int64_t C, cudaStream_t stream) {
   temp_carver t{base};
-  Key* const sorted = t.take<Key>(S);
-  std::int64_t* const perm = t.take<std::int64_t>(S);
-  Key* const keys_in = t.take<Key>(S);
-  std::int64_t* const index = t.take<std::int64_t>(S);
+  sorted_points<Key> sorted;
+  cudaError_t err = sort_points(t, launch, keys, S, 0, static_cast<int>(sizeof(Key) * 8), sorted, stream);
   std::int64_t* const numbers = t.take<std::int64_t>(S);
   Acc* const sums = t.take<Acc>(static_cast<std::size_t>(S * C));
-  std::size_t sort_bytes = 0;
-  cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_in, sorted, index, perm, S, 0,
-                                                    static_cast<int>(sizeof(Key) * 8), stream);
-  void* const sort_temp = t.take<unsigned char>(sort_bytes);
-  if (err == cudaSuccess && launch) {
-    sort_input_kernel<<<elementwise_grid(S), policy::elementwise_threads, 0, stream>>>(keys, keys_in, index, S, std::int64_t{0});
-    err = cudaPeekAtLastError();
-    if (err == cudaSuccess) {
-      err = cub::DeviceRadixSort::SortPairs(sort_temp, sort_bytes, keys_in, sorted, index, perm, S, 0,
-                                            static_cast<int>(sizeof(Key) * 8), stream);
-    }
-  }
-  if (err == cudaSuccess) err = number_segments(t, launch, sorted, numbers, S, stream);
+  if (err == cudaSuccess) err = number_segments(t, launch, sorted.keys, numbers, S, stream);
   if (err == cudaSuccess) {
-    err = sum_runs<T>(t, launch, feature_rows<T>{feats, perm, C}, sorted, runs_to_numbers<Key>{sorted, numbers, nullptr, S}, sums, S,
-                      C, stream);
+    err = sum_runs<T>(t, launch, feature_rows<T>{feats, sorted.perm, C}, sorted.keys,
+                      runs_to_numbers<Key>{sorted.keys, numbers, nullptr, S}, sums, S, C, stream);
   }
   if (err == cudaSuccess && launch) {
-    err = gather_rows(sums, out, points_from_segments{numbers, perm}, S, C, stream);
+    err = gather_rows(sums, out, points_from_segments{numbers, sorted.perm}, S, C, stream);
   }
   used = t.used;
   return err;
@@ -212,22 +208,15 @@ template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t voxel_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Acc* out, std::int64_t S,
                       std::int64_t C, cudaStream_t stream = nullptr) {
   static_assert(std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::int64_t>, "voxel keys are int32 or int64");
-  if (!detail::segment_args_valid(S, C, feats != nullptr && keys != nullptr && out != nullptr) ||
+  if (!detail::segment_args_valid(S, C, detail::non_null(feats, keys, out)) ||
       !detail::all_apart({detail::span_of(feats, S * C), detail::span_of(keys, S), detail::span_of(out, S * C)}) ||
       (S > 0 && !detail::temp_aligned(d_temp))) {
     return cudaErrorInvalidValue;
   }
   std::size_t bytes = 0;
-  const cudaError_t err = detail::voxel_sum_passes<T, Key, Acc>(nullptr, false, bytes, feats, keys, out, S, C, stream);
-  if (err != cudaSuccess) return err;
-  if (d_temp == nullptr) {
-    temp_bytes = bytes > 0 ? bytes : 1;
-    return cudaSuccess;
-  }
-  if (temp_bytes < bytes) return cudaErrorInvalidValue;
-  return S == 0 ? cudaSuccess
-                : detail::voxel_sum_passes<T, Key, Acc>(static_cast<unsigned char*>(d_temp), true, bytes, feats, keys, out, S, C,
-                                                        stream);
+  cudaError_t err = detail::voxel_sum_passes<T, Key, Acc>(nullptr, false, bytes, feats, keys, out, S, C, stream);
+  if (err != cudaSuccess || !detail::temp_ready(d_temp, temp_bytes, bytes, err) || S == 0) return err;
+  return detail::voxel_sum_passes<T, Key, Acc>(static_cast<unsigned char*>(d_temp), true, bytes, feats, keys, out, S, C, stream);
 }
 
 FASTSCAN_NAMESPACE_END

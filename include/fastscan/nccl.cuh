@@ -30,10 +30,10 @@ inline bool ranks_of(ncclComm_t comm, int& ranks, int& rank) {
   return comm != nullptr && ncclCommCount(comm, &ranks) == ncclSuccess && ncclCommUserRank(comm, &rank) == ncclSuccess;
 }
 
-//! Temp storage as large as the query said and aligned; valid pointers wherever there are rows.
-inline bool launchable(const void* d_temp, std::size_t temp_bytes, std::size_t bytes, Shape3 local, bool pointers_valid) {
+//! Valid pointers wherever there are rows, aligned temp storage.
+inline bool launchable(const void* d_temp, Shape3 local, bool pointers_valid) {
   const bool rows = local.outer * local.len * local.inner > 0;
-  return temp_bytes >= bytes && (!rows || pointers_valid) && FASTSCAN_NAMESPACE::detail::temp_aligned(d_temp);
+  return (!rows || pointers_valid) && FASTSCAN_NAMESPACE::detail::temp_aligned(d_temp);
 }
 
 //! Summarize, all-gather the records in place, scan from the carry. Temp: the records, then the
@@ -43,7 +43,7 @@ cudaError_t sharded_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Sha
                          bool pointers_valid, ncclComm_t comm, cudaStream_t stream) {
   using Acc = typename Kind::acc_t;
   int ranks = 0, rank = 0;
-  if (local.outer < 0 || local.len < 0 || local.inner < 0 || !ranks_of(comm, ranks, rank)) {
+  if (!shard::detail_::extents_valid(local) || !ranks_of(comm, ranks, rank)) {
     return cudaErrorInvalidValue;
   }
   const std::size_t record = shard::summary_bytes<Acc>(local);
@@ -51,15 +51,9 @@ cudaError_t sharded_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Sha
   std::size_t summary_temp = 0, scan_temp = 0;
   cudaError_t err = shard::summarize(nullptr, summary_temp, in, local, kind, nullptr, stream);
   if (err == cudaSuccess) err = shard::scan_from(nullptr, scan_temp, in, local, kind, nullptr, record, rank, out, exclusive, stream);
-  if (err != cudaSuccess) return err;
-  const std::size_t bytes = records + (summary_temp > scan_temp ? summary_temp : scan_temp);
-  if (d_temp == nullptr) {
-    temp_bytes = bytes;
-    return cudaSuccess;
-  }
-  if (!launchable(d_temp, temp_bytes, bytes, local, pointers_valid)) {
-    return cudaErrorInvalidValue;
-  }
+  const std::size_t bytes = records + std::max(summary_temp, scan_temp);
+  if (err != cudaSuccess || !FASTSCAN_NAMESPACE::detail::temp_ready(d_temp, temp_bytes, bytes, err)) return err;
+  if (!launchable(d_temp, local, pointers_valid)) return cudaErrorInvalidValue;
   auto* const base = static_cast<unsigned char*>(d_temp);
   unsigned char* const mine = base + static_cast<std::size_t>(rank) * record;
   err = shard::summarize(base + records, summary_temp, in, local, kind, mine, stream);

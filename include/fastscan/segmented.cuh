@@ -97,7 +97,7 @@ cudaError_t number_segments(temp_carver& t, bool launch, const Key* keys, std::i
 template <class T, class Key, class Acc>
 bool segment_sum_args_valid(const void* d_temp, const T* feats, const Key* keys, const Key* unique_keys, const Acc* sums,
                             const std::int64_t* num_segments, std::int64_t S, std::int64_t C, std::int64_t M) {
-  const bool valid = num_segments != nullptr && feats != nullptr && keys != nullptr && unique_keys != nullptr && sums != nullptr &&
+  const bool valid = non_null(num_segments, feats, keys, unique_keys, sums) &&
                      all_apart({span_of(feats, S * C), span_of(keys, S), span_of(unique_keys, M), span_of(sums, M * C),
                                 span_of(num_segments, 1)});
   return M >= 0 && segment_args_valid(S, C, valid) &&
@@ -130,17 +130,8 @@ cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, c
     return err;
   };
   std::size_t bytes = 0;
-  const cudaError_t err = passes(nullptr, false, bytes);
-  if (err != cudaSuccess) {
-    return err;
-  }
-  if (d_temp == nullptr) {
-    temp_bytes = std::max<std::size_t>(bytes, 1);
-    return cudaSuccess;
-  }
-  if (temp_bytes < bytes) {
-    return cudaErrorInvalidValue;
-  }
+  cudaError_t err = passes(nullptr, false, bytes);
+  if (err != cudaSuccess || !temp_ready(d_temp, temp_bytes, bytes, err)) return err;
   return passes(static_cast<unsigned char*>(d_temp), true, bytes);
 }
 

@@ -63,6 +63,8 @@ namespace detail_ {
 
 constexpr std::int64_t fold_rows = 64;  //!< rows a thread folds per pass (passes: log_64 len)
 
+inline bool extents_valid(Shape3 s) { return s.outer >= 0 && s.len >= 0 && s.inner >= 0; }
+
 //! Element i of the shard as the scan reads it: lifted at its global position, the carry folded
 //! into the first row (inclusive), or the previous row's (exclusive: the carry, or the identity, first).
 template <class T, class Kind>
@@ -131,20 +133,18 @@ cudaError_t summarize(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
                       cudaStream_t stream = nullptr) {
   using Acc = typename Kind::acc_t;
   namespace d = detail_;
-  if (local.outer < 0 || local.len < 0 || local.inner < 0) return cudaErrorInvalidValue;
+  if (!d::extents_valid(local)) return cudaErrorInvalidValue;
   const std::int64_t cols = local.outer * local.inner;
   const auto folds = static_cast<std::size_t>(cols * ((local.len + d::fold_rows - 1) / d::fold_rows));
   FASTSCAN_NAMESPACE::detail::temp_carver t{static_cast<unsigned char*>(d_temp)};
   Acc* const from = t.take<Acc>(folds);  // (the fold passes alternate between two buffers)
   Acc* const to = t.take<Acc>(folds);
-  if (d_temp == nullptr) {
-    temp_bytes = t.used > 0 ? t.used : 1;
-    return cudaSuccess;
-  }
-  if (temp_bytes < t.used || record == nullptr || (cols > 0 && local.len > 0 && in == nullptr)) return cudaErrorInvalidValue;
+  cudaError_t err = cudaSuccess;
+  if (!FASTSCAN_NAMESPACE::detail::temp_ready(d_temp, temp_bytes, t.used, err)) return err;
+  if (record == nullptr || (cols > 0 && local.len > 0 && in == nullptr)) return cudaErrorInvalidValue;
   const std::int64_t len = cols > 0 ? local.len : 0;
   d::write_length_kernel<<<1, 1, 0, stream>>>(static_cast<std::int64_t*>(record), len);
-  const cudaError_t err = cudaPeekAtLastError();
+  err = cudaPeekAtLastError();
   if (err != cudaSuccess || len == 0) return err;
   return d::fold_columns(in, local, kind, reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16), from, to, stream);
 }
@@ -157,35 +157,25 @@ cudaError_t scan_from(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
                       std::size_t record_bytes, int rank, OutIt out, bool exclusive = false, cudaStream_t stream = nullptr) {
   using Acc = typename Kind::acc_t;
   namespace d = detail_;
-  if (local.outer < 0 || local.len < 0 || local.inner < 0 || rank < 0) return cudaErrorInvalidValue;
+  if (!d::extents_valid(local) || rank < 0) return cudaErrorInvalidValue;
   const std::int64_t cols = local.outer * local.inner;
   FASTSCAN_NAMESPACE::detail::temp_carver t{static_cast<unsigned char*>(d_temp)};
   Acc* const carry = t.take<Acc>(static_cast<std::size_t>(cols));
   unsigned char* const has = t.take<unsigned char>(static_cast<std::size_t>(cols));
   auto* const offset = t.take<std::int64_t>(1);
-  const d::carried_input<T, Kind> reader{in, kind, nullptr, nullptr, nullptr, local.len > 0 ? local.len : 1, local.inner > 0 ? local.inner : 1,
-                                         exclusive};
-  const auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), reader);
+  const d::carried_input<T, Kind> carried{in, kind, carry, has, offset, std::max<std::int64_t>(local.len, 1),
+                                          std::max<std::int64_t>(local.inner, 1), exclusive};
+  const auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), carried);
   std::size_t scan_bytes = 0;
   cudaError_t err = FASTSCAN_NAMESPACE::inclusive_scan(nullptr, scan_bytes, input, out, kind.op, local, stream);
-  if (err != cudaSuccess) return err;
   unsigned char* const scan_temp = t.take<unsigned char>(scan_bytes);
-  if (d_temp == nullptr) {
-    temp_bytes = t.used;
-    return cudaSuccess;
-  }
-  if (temp_bytes < t.used || records == nullptr) return cudaErrorInvalidValue;
+  if (err != cudaSuccess || !FASTSCAN_NAMESPACE::detail::temp_ready(d_temp, temp_bytes, t.used, err)) return err;
+  if (records == nullptr) return cudaErrorInvalidValue;
   if (cols == 0 || local.len == 0) return cudaSuccess;
-  d::carry_kernel<<<FASTSCAN_NAMESPACE::detail::elementwise_grid(cols), policy::elementwise_threads, 0, stream>>>(static_cast<const unsigned char*>(records), record_bytes, rank, cols,
-                                                           kind, carry, has, offset);
+  d::carry_kernel<<<FASTSCAN_NAMESPACE::detail::elementwise_grid(cols), policy::elementwise_threads, 0, stream>>>(
+      static_cast<const unsigned char*>(records), record_bytes, rank, cols, kind, carry, has, offset);
   err = cudaPeekAtLastError();
-  if (err != cudaSuccess) return err;
-  d::carried_input<T, Kind> carried = reader;
-  carried.carry = carry;
-  carried.has = has;
-  carried.offset = offset;
-  return FASTSCAN_NAMESPACE::inclusive_scan(scan_temp, scan_bytes, thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), carried),
-                        out, kind.op, local, stream);
+  return err != cudaSuccess ? err : FASTSCAN_NAMESPACE::inclusive_scan(scan_temp, scan_bytes, input, out, kind.op, local, stream);
 }
 
 //! The output of cummax / cummin shards: values and indices through one iterator.

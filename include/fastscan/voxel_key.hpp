@@ -5,6 +5,7 @@
 
 #include <fastscan/namespace.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -37,10 +38,8 @@ struct voxel_key_encoder {
   //! key would not fit Key.
   static bool make(const voxel_grid& g, voxel_key_encoder& e) {
     // Keys 0 .. cells - 1 must fit Key; cells itself is an int64 (num_cells of bev_pool).
-    const std::uint64_t key_limit = static_cast<std::uint64_t>(std::numeric_limits<Key>::max()) + 1;
-    const std::uint64_t limit = key_limit < static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-                                    ? key_limit
-                                    : static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    constexpr auto limit = std::min(static_cast<std::uint64_t>(std::numeric_limits<Key>::max()) + 1,
+                                    static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
     std::uint64_t product = 1;
     for (const std::int64_t n : {g.batch, g.x, g.y, g.z}) {
       if (n <= 0 || static_cast<std::uint64_t>(n) > limit / product) {
@@ -59,8 +58,13 @@ struct voxel_key_encoder {
     return true;
   }
 
+  //! 0 <= v < n, for n > 0 (a negative v is huge unsigned).
+  static FASTSCAN_VOXEL_FN bool within(std::int64_t v, std::int64_t n) {
+    return static_cast<std::uint64_t>(v) < static_cast<std::uint64_t>(n);
+  }
+
   FASTSCAN_VOXEL_FN Key operator()(std::int64_t b, std::int64_t x, std::int64_t y, std::int64_t z) const {
-    const bool inside = b >= 0 && b < grid.batch && x >= 0 && x < grid.x && y >= 0 && y < grid.y && z >= 0 && z < grid.z;
+    const bool inside = within(b, grid.batch) && within(x, grid.x) && within(y, grid.y) && within(z, grid.z);
     return inside ? static_cast<Key>(((b * grid.x + x) * grid.y + y) * grid.z + z) : Key{-1};
   }
 };

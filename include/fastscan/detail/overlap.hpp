@@ -53,6 +53,11 @@ inline bool all_apart(std::initializer_list<byte_span> spans) {
   }
   return true;
 }
+//! None of `ptrs` is null.
+template <class... P>
+bool non_null(const P*... ptrs) {
+  return ((ptrs != nullptr) && ...);
+}
 //! Temp storage is read and written in 16-byte words.
 inline bool temp_aligned(const void* d_temp) { return reinterpret_cast<std::uintptr_t>(d_temp) % 16 == 0; }
 

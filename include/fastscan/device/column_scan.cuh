@@ -67,6 +67,12 @@ struct column_tile_part {
   bool warp_full;          //!< warp_rows, and the rows exactly as wide as the tile
 };
 
+//! Whether item i of a thread's n rows or columns is in range (always, for Fast: a whole warp).
+template <bool Fast>
+FASTSCAN_DEVICE bool in_range(int i, int n) {
+  return Fast || i < n;
+}
+
 template <int ITEMS, int VEC>
 FASTSCAN_DEVICE column_tile_part column_part(const column_scan_params& p, std::int64_t tile) {
   const int tid = static_cast<int>(threadIdx.x);
@@ -210,14 +216,7 @@ struct column_tile {
     const column_tile_part ahead = column_part<ITEMS, VEC>(p, tile + distance);
     if constexpr (pointer_in) {
       if (ahead.warp_full && narrow_rows) {
-        constexpr int lines = static_cast<int>(32 * ITEMS * VEC * sizeof(input_t) / 128);
-        const auto* const run = reinterpret_cast<const unsigned char*>(prob.in + ahead.warp_base);
-#pragma unroll
-        for (int j = 0; j < lines; j += 32) {
-          if (j + lane < lines) {
-            prefetch_l2(run + static_cast<std::size_t>(j + lane) * 128);
-          }
-        }
+        prefetch_run(ahead);
         return;
       }
     }
@@ -227,6 +226,18 @@ struct column_tile {
         if (i < ahead.nrows) {
           prefetch_l2(prob.in + (ahead.base + i * p.inner));
         }
+      }
+    }
+  }
+
+  //! The warp's run, line by line.
+  FASTSCAN_DEVICE void prefetch_run(const column_tile_part& ahead) const {
+    constexpr int lines = static_cast<int>(32 * ITEMS * VEC * sizeof(input_t) / 128);
+    const auto* const run = reinterpret_cast<const unsigned char*>(prob.in + ahead.warp_base);
+#pragma unroll
+    for (int j = 0; j < lines; j += 32) {
+      if (j + lane < lines) {
+        prefetch_l2(run + static_cast<std::size_t>(j + lane) * 128);
       }
     }
   }
@@ -302,8 +313,7 @@ struct column_tile {
       for (int i = 0; i < ITEMS; ++i) {
 #pragma unroll
         for (int v = 0; v < VEC; ++v) {
-          const acc_t e = lift_at(items[i * VEC + v], i);
-          total[v] = i == 0 ? e : prob.op(total[v], e);
+          fold_total(v, i, lift_at(items[i * VEC + v], i));
         }
       }
       return;
@@ -314,12 +324,13 @@ struct column_tile {
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
         if (i < t.nrows && v < t.ncols) {
-          const acc_t e = lift_at(rows[i * rp + v], i);
-          total[v] = i == 0 ? e : prob.op(total[v], e);
+          fold_total(v, i, lift_at(rows[i * rp + v], i));
         }
       }
     }
   }
+
+  FASTSCAN_DEVICE void fold_total(int v, int i, acc_t e) { total[v] = i == 0 ? e : prob.op(total[v], e); }
 
   //! Down the columns: the thread rows of a warp that share tx form a chain lanes_x lanes apart
   //! (shuffle scan), then the warp rows fold through shared memory into each column's tile total.
@@ -349,6 +360,11 @@ struct column_tile {
       }
     }
     __syncthreads();
+    fold_warp_totals(warp_total, last_wy);
+    __syncthreads();
+  }
+  //! Each column's tile total: the fold of the totals of its warp rows 0 ... last_wy.
+  FASTSCAN_DEVICE void fold_warp_totals(const acc_t* warp_total, int last_wy) {
     const bool first_tile = t.k == 0;
     for (int c = static_cast<int>(threadIdx.x); c < tile_cols; c += static_cast<int>(blockDim.x)) {
       acc_t sum = warp_total[c];
@@ -358,7 +374,6 @@ struct column_tile {
       totals()[c] = sum;
       has_prefix()[c] = !first_tile;
     }
-    __syncthreads();
   }
 
   //! Publishes the column totals and replaces each with its prefix from the look-back: the warps
@@ -428,23 +443,29 @@ struct column_tile {
       has_running[v] = has_prefix()[c];
       running[v] = totals()[c];
       for (int r = 0; r < wy; ++r) {
-        const acc_t w = warp_total[r * tile_cols + c];
-        running[v] = has_running[v] ? prob.op(running[v], w) : w;
-        has_running[v] = true;
+        fold_running(v, warp_total[r * tile_cols + c]);
       }
       if (yl > 0) {
-        running[v] = has_running[v] ? prob.op(running[v], before_lane[v]) : before_lane[v];
-        has_running[v] = true;
+        fold_running(v, before_lane[v]);
       }
     }
     if constexpr (!Policy::checked_only) {  // (short kernels never take the unchecked path)
-      bool all = whole;
-#pragma unroll
-      for (int v = 0; v < VEC; ++v) {
-        all = all && has_running[v];
-      }
-      fast = __all_sync(full_warp_mask, all);
+      fast = __all_sync(full_warp_mask, all_running(whole));
     }
+  }
+  //! `all`, and every column has a running prefix.
+  FASTSCAN_DEVICE bool all_running(bool all) const {
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      all = all && has_running[v];
+    }
+    return all;
+  }
+
+  //! Folds x into column v's running prefix, which it starts where there is none yet.
+  FASTSCAN_DEVICE void fold_running(int v, acc_t x) {
+    running[v] = has_running[v] ? prob.op(running[v], x) : x;
+    has_running[v] = true;
   }
 
   //! Folds row i of column v into the running prefix; returns whether one came before it (into
@@ -553,11 +574,11 @@ struct column_tile {
       constexpr bool Fast = decltype(is_fast)::value;
 #pragma unroll
       for (int i = 0; i < ITEMS; ++i) {
-        if (Fast || i < t.nrows) {
+        if (in_range<Fast>(i, t.nrows)) {
           typename Problem::template buffer<VEC> out;
 #pragma unroll
           for (int v = 0; v < VEC; ++v) {
-            if (Fast || v < t.ncols) {
+            if (in_range<Fast>(v, t.ncols)) {
               form<Fast>(out, v, i, v);
             }
           }
@@ -585,20 +606,25 @@ struct column_tile {
     buffer_t& out = in_place ? *reinterpret_cast<buffer_t*>(rows) : held_out;
     with_fast([&](auto is_fast) {
       constexpr bool Fast = decltype(is_fast)::value;
-      buffer_t& into = Fast ? out_fast : out;
+      form_rows<Fast, in_place>(Fast ? out_fast : out);
+    });
+    prob.store(out, t.base, 0, [&](auto ptr, const auto& values, int) { store_run_of(ptr, values); });
+  }
+
+  //! Forms the thread's rows into a buffer: rows VEC slots apart, or rp in place of staged odd rows.
+  template <bool Fast, bool InPlace, class Buffer>
+  FASTSCAN_DEVICE void form_rows(Buffer& into) {
 #pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-        if (Fast || i < t.nrows) {
+    for (int i = 0; i < ITEMS; ++i) {
+      if (in_range<Fast>(i, t.nrows)) {
 #pragma unroll
-          for (int v = 0; v < VEC; ++v) {
-            if (Fast || v < t.ncols) {
-              form<Fast>(into, (in_place && !Fast ? i * rp : i * VEC) + v, i, v);
-            }
+        for (int v = 0; v < VEC; ++v) {
+          if (in_range<Fast>(v, t.ncols)) {
+            form<Fast>(into, (InPlace && !Fast ? i * rp : i * VEC) + v, i, v);
           }
         }
       }
-    });
-    prob.store(out, t.base, 0, [&](auto ptr, const auto& values, int) { store_run_of(ptr, values); });
+    }
   }
 
   //! Writes one output array of the thread's rows: as the warp's run in words (odd rows) or whole
@@ -609,23 +635,10 @@ struct column_tile {
     constexpr bool in_place = unit_rows && outputs_in_place<Problem>;
     if constexpr (is_pointer_to_v<Ptr, value_t> && column_unit_rows<value_t, ITEMS, VEC>) {
       value_t* const warp_ptr = ptr - (t.base - t.warp_base);
-      if constexpr (in_place) {
-        word_parts parts;
-        if (odd && reinterpret_cast<std::uintptr_t>(warp_ptr) % sizeof(word_t) == 0 &&
-            column_odd_row_parts<word_t, input_t, ITEMS, VEC>(p, parts)) {
-          warp_unstage_words(reinterpret_cast<word_t*>(warp_ptr), reinterpret_cast<const word_t*>(exchange), parts);
-          return;
-        }
+      if (store_odd_words<in_place>(warp_ptr)) {
+        return;
       }
-      if (t.warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
-        if constexpr (!in_place) {
-          value_t* const row = unit_row<value_t, ITEMS>(exchange, lane);
-#pragma unroll
-          for (int j = 0; j < ITEMS * VEC; ++j) {
-            row[j] = values[j];
-          }
-        }
-        warp_unstage_units<ITEMS>(warp_ptr, exchange, p.lanes_x);
+      if (store_units<in_place>(warp_ptr, values)) {
         return;
       }
     }
@@ -634,6 +647,36 @@ struct column_tile {
     } else {
       store_rows<false>(ptr, values, VEC);
     }
+  }
+  //! Odd rows formed in place leave as the warp's run of words.
+  template <bool InPlace, class T>
+  FASTSCAN_DEVICE bool store_odd_words(T* warp_ptr) {
+    if constexpr (InPlace) {
+      word_parts parts;
+      if (odd && reinterpret_cast<std::uintptr_t>(warp_ptr) % sizeof(word_t) == 0 &&
+          column_odd_row_parts<word_t, input_t, ITEMS, VEC>(p, parts)) {
+        warp_unstage_words(reinterpret_cast<word_t*>(warp_ptr), reinterpret_cast<const word_t*>(exchange), parts);
+        return true;
+      }
+    }
+    return false;
+  }
+  //! Rows exactly as wide as the tile leave as the warp's run of units (staged first unless formed
+  //! in place).
+  template <bool InPlace, class T, class Values>
+  FASTSCAN_DEVICE bool store_units(T* warp_ptr, const Values& values) {
+    if (t.warp_full && reinterpret_cast<std::uintptr_t>(warp_ptr) % 16 == 0) {
+      if constexpr (!InPlace) {
+        T* const row = unit_row<T, ITEMS>(exchange, lane);
+#pragma unroll
+        for (int j = 0; j < ITEMS * VEC; ++j) {
+          row[j] = values[j];
+        }
+      }
+      warp_unstage_units<ITEMS>(warp_ptr, exchange, p.lanes_x);
+      return true;
+    }
+    return false;
   }
   template <bool OddRows, class Ptr, class Values>
   FASTSCAN_DEVICE void store_rows(Ptr ptr, const Values& values, int pitch) const {

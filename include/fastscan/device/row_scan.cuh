@@ -110,6 +110,17 @@ struct staged_items {
   };
 };
 
+//! visit(unit, j, u + j, fast) for the unit's items j below count - u.
+template <int Per, class Unit, class Visit, class Fast>
+FASTSCAN_DEVICE void visit_unit(Unit& unit, int u, int count, Visit& visit, Fast fast) {
+#pragma unroll
+  for (int j = 0; j < Per; ++j) {
+    if (Fast::value || u + j < count) {
+      visit(unit, j, u + j, fast);
+    }
+  }
+}
+
 //! The unit-by-unit visits of for_each_item (Whole threads, and rows of more than UnrolledMax items).
 template <int ITEMS, int UnrolledMax, template <int> class Buffer, bool WriteBack, bool Whole, class T, class Visit,
           class UnitFast, class WholeUnit>
@@ -125,18 +136,10 @@ FASTSCAN_DEVICE void for_each_unit(T* items, int count, Visit&& visit, UnitFast&
     memcpy(&unit, &raw, 16);
     if (Whole || unit_fast(u)) {
       if (!whole_unit(unit, u)) {
-#pragma unroll
-        for (int j = 0; j < per; ++j) {
-          visit(unit, j, u + j, std::true_type{});
-        }
+        visit_unit<per>(unit, u, per, visit, std::true_type{});
       }
     } else {
-#pragma unroll
-      for (int j = 0; j < per; ++j) {
-        if (u + j < count) {
-          visit(unit, j, u + j, std::false_type{});
-        }
-      }
+      visit_unit<per>(unit, u, count, visit, std::false_type{});
     }
     if constexpr (WriteBack) {
       memcpy(&raw, &unit, 16);

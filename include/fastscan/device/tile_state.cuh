@@ -432,6 +432,15 @@ struct tile_tickets {
   }
 };
 
+//! Tiles tile, tile + gridDim.x, ... below num_tiles.
+template <class TileFn>
+FASTSCAN_DEVICE void strided_tiles(std::int64_t tile, std::int64_t num_tiles, tile_tickets& tickets, TileFn& tile_fn) {
+  for (; tile < num_tiles; tile += gridDim.x) {
+    tile_fn(tile, tickets);
+    __syncthreads();
+  }
+}
+
 //! Runs `tile_fn(tile, tickets)` for every tile this block gets (the tile calls tickets.next()
 //! once, after its look-back). With a `counter`, tiles come from its tickets in the order blocks
 //! start them, so every tile a block waits on is held by a running block, whatever order the
@@ -454,10 +463,7 @@ FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, unsigned long lo
   std::int64_t tile = ticketed ? tickets.take(scratch) : static_cast<std::int64_t>(blockIdx.x);
   if constexpr (!OneBody) {
     if (!tickets.more) {
-      for (; tile < num_tiles; tile += gridDim.x) {
-        tile_fn(tile, tickets);
-        __syncthreads();
-      }
+      strided_tiles(tile, num_tiles, tickets, tile_fn);
       return;
     }
   }

@@ -21,6 +21,21 @@
 FASTSCAN_NAMESPACE_BEGIN
 namespace detail {
 
+//! The attributes of `device` the solver needs.
+inline cudaError_t read_device_limits(int device, device_limits& dev) {
+  int sms = 0, grid_x = 0, smem = 0, optin = 0;
+  cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&grid_x, cudaDevAttrMaxGridDimX, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlock, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  dev.device = device;
+  dev.sm_count = sms;
+  dev.max_grid_x = grid_x;
+  dev.smem_per_block = static_cast<std::size_t>(smem);
+  dev.smem_optin_per_block = static_cast<std::size_t>(optin);
+  return err;
+}
+
 //! Reads what the solver needs of the current device. The attributes are immutable, so each host
 //! thread keeps those of the device it asked about last (a plan costs one cudaGetDevice then).
 inline cudaError_t query_device(device_limits& dev) {
@@ -28,32 +43,16 @@ inline cudaError_t query_device(device_limits& dev) {
   thread_local device_limits cached;
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) {
-    return err;
+  if (err == cudaSuccess && device != cached_device) {
+    device_limits read;
+    err = read_device_limits(device, read);
+    if (err == cudaSuccess) {
+      cached = read;
+      cached_device = device;
+    }
   }
-  if (device == cached_device) {
-    dev = cached;
-    return cudaSuccess;
-  }
-  int sms = 0;
-  int grid_x = 0;
-  int smem = 0;
-  int optin = 0;
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&grid_x, cudaDevAttrMaxGridDimX, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlock, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (err != cudaSuccess) {
-    return err;
-  }
-  dev.device = device;
-  dev.sm_count = sms;
-  dev.max_grid_x = grid_x;
-  dev.smem_per_block = static_cast<std::size_t>(smem);
-  dev.smem_optin_per_block = static_cast<std::size_t>(optin);
-  cached = dev;
-  cached_device = device;
-  return cudaSuccess;
+  if (err == cudaSuccess) dev = cached;
+  return err;
 }
 
 //! Blocks of policy::elementwise_threads for an element-wise kernel over n items: a thread per
@@ -246,6 +245,14 @@ struct launch_state {
   void* group_words = nullptr;
   unsigned stall_polls = 0;
 };
+//! Where a look-back plan's tile words (and group words) lie in its temp storage.
+inline void place_state(const plan& p, void* d_temp, std::size_t word_bytes, launch_state& s) {
+  auto* const base = static_cast<unsigned char*>(d_temp);
+  const std::int64_t channels = p.kind == strategy::columns ? p.tile_cols : 1;
+  const temp_layout t = lookback_temp(p.num_tiles, channels, word_bytes, p.lookback_groups);
+  s.words = base + t.tile_words;
+  s.group_words = p.lookback_groups ? base + t.group_words : nullptr;
+}
 inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_bytes, cudaStream_t stream,
                                  launch_state& s) {
   if (!p.lookback) {
@@ -263,18 +270,8 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   s.tag = tagged ? next_tile_tag() : 0;
   s.counter = ticketed ? static_cast<unsigned long long*>(d_temp) : nullptr;
   s.stall_polls = lookback_stall_polls().load(std::memory_order_relaxed);
-  if (!tagged) {
-    err = cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
-    if (err != cudaSuccess) {
-      return err;
-    }
-  }
-  auto* const base = static_cast<unsigned char*>(d_temp);
-  const std::int64_t channels = p.kind == strategy::columns ? p.tile_cols : 1;
-  const temp_layout t = lookback_temp(p.num_tiles, channels, word_bytes, p.lookback_groups);
-  s.words = base + t.tile_words;
-  s.group_words = p.lookback_groups ? base + t.group_words : nullptr;
-  return cudaSuccess;
+  place_state(p, d_temp, word_bytes, s);
+  return tagged ? cudaSuccess : cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
 }
 
 //! Lets `kernel` use `bytes` of dynamic shared memory on `device` (past the 48 KB default), once
@@ -403,32 +400,43 @@ struct caller_temp {
 //! Temp storage allocated and freed stream-ordered, when the plan needs it.
 struct stream_temp {};
 
+//! Two-phase temp storage once a call has sized its pieces (`needed` bytes): answers a size query
+//! (a null d_temp; at least 1 byte, so that a size of zero is never taken for a query) or checks
+//! the caller's storage. True when the call goes on; otherwise `err` is the call's result.
+inline bool temp_ready(const void* d_temp, std::size_t& temp_bytes, std::size_t needed, cudaError_t& err) {
+  err = d_temp != nullptr && temp_bytes < needed ? cudaErrorInvalidValue : cudaSuccess;
+  if (d_temp == nullptr) temp_bytes = std::max<std::size_t>(needed, 1);
+  return d_temp != nullptr && err == cudaSuccess;
+}
+
 //! Two-phase entry: a null `d_temp` asks for the size (always at least 1 byte, so that a size of
 //! zero can never be mistaken for a query); otherwise validates and launches.
 template <class Problem>
 cudaError_t run(caller_temp temp, const Problem& prob, Shape3 shape, cudaStream_t stream, bool pointers_valid) {
-  if (temp.d_temp != nullptr && !is_empty(shape) &&
-      (!pointers_valid || !temp_aligned(temp.d_temp))) {
+  if (temp.d_temp != nullptr && !is_empty(shape) && !(pointers_valid && temp_aligned(temp.d_temp))) {
     return cudaErrorInvalidValue;
   }
   plan p;
   // A size query holds every plan: it may come before the arrays are known.
-  const cudaError_t err = solve(
+  cudaError_t err = solve(
       shape, temp.d_temp == nullptr ? problem_kernels<Problem>::types() : problem_kernels<Problem>::types(prob), p);
-  if (err != cudaSuccess) {
+  // (An empty plan needs no temp storage: its size answers a query, and any call passes.)
+  if (err != cudaSuccess || !temp_ready(temp.d_temp, temp.temp_bytes, p.temp_bytes, err) || p.kind == strategy::empty) {
     return err;
   }
-  if (temp.d_temp == nullptr) {
-    temp.temp_bytes = std::max<std::size_t>(p.temp_bytes, 1);
-    return cudaSuccess;
-  }
-  if (p.kind == strategy::empty) {
-    return cudaSuccess;
-  }
-  if (!pointers_valid || temp.temp_bytes < p.temp_bytes) {
-    return cudaErrorInvalidValue;
-  }
   return launch(p, temp.d_temp, prob, stream);
+}
+
+//! f(d_temp) with `bytes` of stream-ordered temp storage (cudaMallocAsync / cudaFreeAsync; none
+//! for 0 bytes).
+template <class F>
+cudaError_t with_stream_bytes(std::size_t bytes, cudaStream_t stream, F&& f) {
+  void* d_temp = nullptr;
+  cudaError_t err = bytes > 0 ? cudaMallocAsync(&d_temp, bytes, stream) : cudaSuccess;
+  if (err != cudaSuccess) return err;
+  err = f(d_temp);
+  const cudaError_t free_err = d_temp != nullptr ? cudaFreeAsync(d_temp, stream) : cudaSuccess;
+  return err == cudaSuccess ? free_err : err;
 }
 
 //! One-call entry: the same validation, temp storage from cudaMallocAsync / cudaFreeAsync.
@@ -438,40 +446,19 @@ cudaError_t run(stream_temp, const Problem& prob, Shape3 shape, cudaStream_t str
     return cudaErrorInvalidValue;
   }
   plan p;
-  cudaError_t err = solve(shape, problem_kernels<Problem>::types(prob), p);
+  const cudaError_t err = solve(shape, problem_kernels<Problem>::types(prob), p);
   if (err != cudaSuccess || p.kind == strategy::empty) {
     return err;
   }
-  void* d_temp = nullptr;
-  if (p.temp_bytes > 0) {
-    err = cudaMallocAsync(&d_temp, p.temp_bytes, stream);
-    if (err != cudaSuccess) {
-      return err;
-    }
-  }
-  err = launch(p, d_temp, prob, stream);
-  if (d_temp != nullptr) {
-    const cudaError_t free_err = cudaFreeAsync(d_temp, stream);
-    if (err == cudaSuccess) {
-      err = free_err;
-    }
-  }
-  return err;
+  return with_stream_bytes(p.temp_bytes, stream, [&](void* d_temp) { return launch(p, d_temp, prob, stream); });
 }
 
 //! A two-phase call `call(d_temp, temp_bytes)` made once with stream-ordered temp storage.
 template <class TwoPhase>
 cudaError_t with_stream_temp(TwoPhase&& call, cudaStream_t stream) {
   std::size_t bytes = 0;
-  cudaError_t err = call(nullptr, bytes);
-  void* d_temp = nullptr;
-  if (err == cudaSuccess) err = cudaMallocAsync(&d_temp, bytes, stream);
-  if (err != cudaSuccess) {
-    return err;
-  }
-  err = call(d_temp, bytes);
-  const cudaError_t free_err = cudaFreeAsync(d_temp, stream);
-  return err == cudaSuccess ? free_err : err;
+  const cudaError_t err = call(nullptr, bytes);
+  return err != cudaSuccess ? err : with_stream_bytes(bytes, stream, [&](void* d_temp) { return call(d_temp, bytes); });
 }
 
 }  // namespace detail

@@ -84,12 +84,10 @@ constexpr std::int64_t max_numel = std::int64_t{1} << 62;
 //! Rejects shapes that cannot be scanned and flattens a len-1 scan into rows of one (a copy).
 //! Returns false when the plan is already final (an error, or nothing to do).
 inline bool plan_shape(Shape3& shape, plan& p) {
-  if (shape.outer < 0 || shape.len < 0 || shape.inner < 0) {
-    p.valid = false;
-    p.error = "negative extent";
-    return false;
-  }
-  if (shape.outer == 0 || shape.len == 0 || shape.inner == 0) {
+  const std::int64_t least = std::min({shape.outer, shape.len, shape.inner});
+  if (least <= 0) {
+    p.valid = least == 0;
+    p.error = least == 0 ? nullptr : "negative extent";
     return false;
   }
   if (shape.outer > max_numel / shape.len || shape.outer * shape.len > max_numel / shape.inner) {
@@ -108,23 +106,30 @@ inline bool plan_shape(Shape3& shape, plan& p) {
 //! kernel's while the problem would give fewer than policy::row_min_tiles_per_sm tiles per SM, so
 //! a long row spreads over the chip and many short rows pack into full tiles; latency-bound rows
 //! take policy::row_latency_items.
-inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev) {
-  const Shape3 shape = p.layout;
-  const std::int64_t numel = shape.outer * shape.len;
-  const std::int64_t min_tiles = std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count;
-  const kernel_variants& kernels = types.variants;
-  p.kind = strategy::rows;
+//! The row block's threads and items (into p.items): halved from the kernel's while there would be
+//! fewer than min_tiles tiles; at the least block, the latency kernel's items and threads.
+inline int row_block(plan& p, const kernel_variants& kernels, std::size_t acc_bytes, std::int64_t numel,
+                     std::int64_t min_tiles) {
   p.items = kernels.items_of(strategy::rows, true);
   int threads = kernels.at[kernels.find(strategy::rows, p.items)].threads;
   while (threads > policy::row_threads_min && ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles) {
     threads /= 2;
   }
   const int latency_items = kernels.items_of(strategy::rows, false);
-  if (latency_items < p.items && threads == policy::row_threads_min &&
-      ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles) {
+  const bool latency = threads == policy::row_threads_min && ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles;
+  if (latency && latency_items < p.items) {
     p.items = latency_items;
-    threads = policy::row_latency_threads(types.acc_bytes);
+    threads = policy::row_latency_threads(acc_bytes);
   }
+  return threads;
+}
+
+inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev) {
+  const Shape3 shape = p.layout;
+  const std::int64_t numel = shape.outer * shape.len;
+  const kernel_variants& kernels = types.variants;
+  p.kind = strategy::rows;
+  int threads = row_block(p, kernels, types.acc_bytes, numel, std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count);
   p.variant = kernels.find(strategy::rows, p.items);
   const std::size_t slice = kernels.at[p.variant].slice_bytes;
   while (threads > 32 && row_smem(threads, types.flagged_bytes, slice).bytes > dev.smem_per_block) {
@@ -204,31 +209,34 @@ struct column_planner {
   static bool fits_window(const plan& q) { return q.len_tiles <= lookback_window(q.lookback_cols); }
 
   //! The tile of `threads` threads, at most cap_x lanes across: a warp across the columns reads 32
-  //! whole vectors of a row, wider blocks go down the scan axis; over the shared memory, fewer
-  //! thread rows unless that would split a len the tile covers, then fewer columns.
+  //! whole vectors of a row, wider blocks go down the scan axis (at most want_y thread rows), every
+  //! block holds whole warps; then fit to the shared memory.
   void shape_tile(plan& q, int threads, int cap_x, int want_y) const {
-    int lanes_x = cap_x < 32 ? cap_x : 32;
+    int lanes_x = std::min(cap_x, 32);
     int lanes_y = threads / lanes_x;
     if (lanes_y > want_y) {
       lanes_y = want_y;
-      lanes_x = cap_x < threads / lanes_y ? cap_x : threads / lanes_y;
+      lanes_x = std::min(cap_x, threads / lanes_y);
     }
-    while (lanes_x * lanes_y < 32) {  // every block holds whole warps: widen where work remains
-      if (lanes_x < cap_x) {
-        lanes_x *= 2;
-      } else {
-        lanes_y *= 2;
-      }
+    while (lanes_x * lanes_y < 32) {  // widen where work remains
+      (lanes_x < cap_x ? lanes_x : lanes_y) *= 2;
     }
+    fit_smem(q, lanes_x, lanes_y);
+    set_tile(q, lanes_x, lanes_y);
+  }
+
+  //! Over the shared memory, fewer thread rows unless that would split a len the tile covers (and
+  //! the tile is wider than a look-back's), then fewer columns.
+  void fit_smem(const plan& q, int& lanes_x, int& lanes_y) const {
     while (smem(q, lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
-      const bool covers = std::int64_t{lanes_y} * q.items >= shape.len;
-      const bool still_covers = std::int64_t{lanes_y / 2} * q.items >= shape.len;
-      if (lanes_y > 1 && (lanes_x <= lookback_lanes_x || !covers || still_covers)) {
-        lanes_y /= 2;
-      } else {
-        lanes_x /= 2;
-      }
+      const bool splits_len = std::int64_t{lanes_y} * q.items >= shape.len && std::int64_t{lanes_y / 2} * q.items < shape.len;
+      const bool fewer_rows = lanes_y > 1 && (lanes_x <= lookback_lanes_x || !splits_len);
+      (fewer_rows ? lanes_y : lanes_x) /= 2;
     }
+  }
+
+  //! The plan's tile from its lanes.
+  void set_tile(plan& q, int lanes_x, int lanes_y) const {
     q.lanes_x = lanes_x;
     q.lanes_y = lanes_y;
     q.block_threads = lanes_x * lanes_y;
@@ -291,6 +299,14 @@ struct column_planner {
   }
 };
 
+//! A column plan's look-back state: ordered sums along few chains look back in two levels.
+inline void plan_column_state(plan& p, const scan_types& types) {
+  if (p.lookback) {
+    p.lookback_groups = !types.exact && p.layout.outer * p.col_chunks <= policy::column_grouped_lookback_max_chains;
+    p.temp_bytes = lookback_temp(p.num_tiles, p.tile_cols, types.word_bytes, p.lookback_groups).bytes;
+  }
+}
+
 //! The column plan: the search at the kernel's rows per thread; latency-bound plans with fewer rows
 //! (policy::column_items_latency); look-backs along many chains from small blocks (more tiles in
 //! flight per SM); then the plan's shared memory and temp storage.
@@ -309,16 +325,20 @@ inline void plan_columns(plan& p, const scan_types& types, const device_limits& 
   }
   p.smem_bytes = planner.smem(p, p.lanes_y, p.lanes_x);
   p.variant = types.variants.columns(p.items, p.tile_cols > shape.inner);
-  if (p.lookback) {
-    p.lookback_groups = !types.exact && shape.outer * p.col_chunks <= policy::column_grouped_lookback_max_chains;
-    p.temp_bytes = lookback_temp(p.num_tiles, p.tile_cols, types.word_bytes, p.lookback_groups).bytes;
-  }
+  plan_column_state(p, types);
+}
+
+//! Long chains in large grids sleep before a look-back's first poll: a tile's nearest predecessors
+//! are rarely done by then.
+inline unsigned first_poll_ns(const plan& p, const device_limits& dev) {
+  const bool long_chains = p.kind == strategy::rows || p.layout.outer * p.col_chunks < dev.sm_count;
+  return p.lookback && long_chains && p.num_tiles >= policy::lookback_sleep_min_tiles ? policy::lookback_first_poll_ns : 0u;
 }
 
 //! The grid (blocks loop over tiles when there are more than a grid holds), look-back polling and
 //! the L2 prefetch distance.
 inline void plan_launch(plan& p, const device_limits& dev) {
-  p.grid = p.num_tiles < dev.max_grid_x ? p.num_tiles : dev.max_grid_x;
+  p.grid = std::min(p.num_tiles, std::int64_t{dev.max_grid_x});
   if (p.kind == strategy::pipelined) {  // persistent: the blocks that fit at once
     p.grid = std::min<std::int64_t>(p.num_tiles, std::int64_t{policy::pipelined_rows_blocks_per_sm} * dev.sm_count);
     p.device = dev.device;
@@ -327,13 +347,9 @@ inline void plan_launch(plan& p, const device_limits& dev) {
   }
   p.device = dev.device;
   p.sm_count = dev.sm_count;
-  // Long chains in large grids: a tile's nearest predecessors are rarely done at its first poll.
-  if (p.lookback && p.num_tiles >= policy::lookback_sleep_min_tiles &&
-      (p.kind == strategy::rows || p.layout.outer * p.col_chunks < dev.sm_count)) {
-    p.first_poll_ns = policy::lookback_first_poll_ns;
-  }
-  if (p.lookback && p.smem_bytes < 16) {
-    p.smem_bytes = 16;  // the tile ticket's scratch (tile_state.cuh, for_each_tile)
+  p.first_poll_ns = first_poll_ns(p, dev);
+  if (p.lookback) {
+    p.smem_bytes = std::max<std::size_t>(p.smem_bytes, 16);  // the tile ticket's scratch (tile_state.cuh, for_each_tile)
   }
   const std::int64_t ahead = std::max(1, dev.sm_count / policy::prefetch_sm_divisor);
   p.prefetch_tiles = p.num_tiles > ahead ? ahead : 0;

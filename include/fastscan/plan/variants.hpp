@@ -55,12 +55,24 @@ struct kernel_variants {
     }
     return -1;
   }
+  //! Whether kernel i is of `kind` and not an odd twin.
+  constexpr bool plain(int i, strategy kind) const { return at[i].kind == kind && !at[i].odd; }
   //! The most (most = true) or fewest items of the kernels of `kind` that are not odd twins (0: none).
   constexpr int items_of(strategy kind, bool most) const {
     int best = 0;
     for (int i = 0; i < count; ++i) {
-      if (at[i].kind == kind && !at[i].odd && (best == 0 || (most ? at[i].items > best : at[i].items < best))) {
+      if (plain(i, kind) && (best == 0 || (most ? at[i].items > best : at[i].items < best))) {
         best = at[i].items;
+      }
+    }
+    return best;
+  }
+  //! The column kernel with the fewest rows that hold `items` rows per thread (not an odd twin), or -1.
+  constexpr int fewest_columns(int items) const {
+    int best = -1;
+    for (int i = 0; i < count; ++i) {
+      if (plain(i, strategy::columns) && at[i].items >= items && (best < 0 || at[i].items < at[best].items)) {
+        best = i;
       }
     }
     return best;
@@ -69,14 +81,8 @@ struct kernel_variants {
   //! or its odd twin when the plane's rows are narrower than the tile (`narrow`) and the plan takes
   //! all of its rows. -1 when no kernel holds them.
   constexpr int columns(int items, bool narrow) const {
-    int best = -1;
-    for (int i = 0; i < count; ++i) {
-      if (at[i].kind == strategy::columns && !at[i].odd && at[i].items >= items &&
-          (best < 0 || at[i].items < at[best].items)) {
-        best = i;
-      }
-    }
-    const int twin = best >= 0 && narrow && at[best].items == items ? find(strategy::columns, items, true) : -1;
+    const int best = fewest_columns(items);
+    const int twin = narrow && best >= 0 && at[best].items == items ? find(strategy::columns, items, true) : -1;
     return twin >= 0 ? twin : best;
   }
 };
