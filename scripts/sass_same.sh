@@ -9,9 +9,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ref=${1:-HEAD}
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
-objdump=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null ||
-          python3 -c "import triton, pathlib; print(pathlib.Path(triton.__file__).parent / 'backends/nvidia/bin/cuobjdump')" 2>/dev/null || true)
-[ -x "$objdump" ] || { echo "sass_same: no cuobjdump (CUDA toolkit, or pip's triton)" >&2; exit 2; }
+# cuobjdump and the nvdisasm it runs: the toolkit's, else NVIDIA's PyPI wheels unpacked once into
+# .deps/sass-tools (git-ignored; the development machine's toolkit has neither).
+tools=$PWD/.deps/sass-tools/nvidia/cu13/bin
+for tool in cuobjdump nvdisasm; do
+  if ! command -v "$tool" >/dev/null && [ ! -x "$tools/$tool" ]; then
+    tmp=$(mktemp -d)
+    pip download -q --no-deps "nvidia-cuda-$tool" -d "$tmp" >/dev/null 2>&1 &&
+      python3 -m zipfile -e "$tmp"/*.whl .deps/sass-tools && chmod +x "$tools/$tool"
+    rm -rf "$tmp"
+  fi
+done
+export PATH=$PATH:$tools
+objdump=$(command -v cuobjdump || true)
+[ -x "$objdump" ] && command -v nvdisasm >/dev/null ||
+  { echo "sass_same: no cuobjdump and nvdisasm (CUDA toolkit, or pip download nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/ref"
@@ -20,22 +32,29 @@ flags=(-std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -DFASTSCAN_NAMESPACE=
 nvcc "${flags[@]}" -I"$work/ref/include" -c bench/gate_entry.cu -o "$work/ref.o" &
 nvcc "${flags[@]}" -Iinclude -c bench/gate_entry.cu -o "$work/new.o"
 wait
-for x in ref new; do "$objdump" -sass "$work/$x.o" 2>/dev/null | sed 's#/\* *0x[0-9a-f]* *\*/##g' > "$work/$x.sass"; done
+for x in ref new; do "$objdump" -sass "$work/$x.o" | sed 's#/\* *0x[0-9a-f]* *\*/##g' > "$work/$x.sass"; done
 python3 - "$work/ref.sass" "$work/new.sass" "$ref" <<'PY'
-import collections, hashlib, sys
-def bodies(path):
-    out, body = [], None
+import collections, hashlib, re, subprocess, sys
+def bodies(path):  # kernel name -> hash of its instruction stream
+    out, name, body = {}, None, []
     for line in open(path):
-        if "Function :" in line:
-            if body is not None: out.append("\n".join(body))
-            body = []
-        elif body is not None:
+        m = re.search(r"Function : (\S+)", line)
+        if m or name is None:
+            if name is not None: out[name] = hashlib.sha1("\n".join(body).encode()).hexdigest()
+            name, body = (m.group(1) if m else None), []
+        else:
             body.append(line.rstrip())
-    if body is not None: out.append("\n".join(body))
-    return collections.Counter(hashlib.sha1(b.encode()).hexdigest() for b in out)
-a, b = bodies(sys.argv[1]), bodies(sys.argv[2])
+    if name is not None: out[name] = hashlib.sha1("\n".join(body).encode()).hexdigest()
+    return out
+ref, new = bodies(sys.argv[1]), bodies(sys.argv[2])
+a, b = collections.Counter(ref.values()), collections.Counter(new.values())
 same = sum((a & b).values())
 print(f"sass_same: {sum(b.values())} kernels against {sum(a.values())} of {sys.argv[3]}: {same} identical, "
       f"{sum((b - a).values())} changed or new, {sum((a - b).values())} gone")
+changed = [n for n, h in new.items() if h not in a]
+if changed:
+    names = subprocess.run(["c++filt"], input="\n".join(changed), capture_output=True, text=True).stdout.split("\n")
+    for n in names[:20]:
+        if n: print("  changed:", n[:160])
 sys.exit(0 if a == b else 1)
 PY

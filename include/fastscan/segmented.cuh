@@ -104,6 +104,12 @@ bool segment_sum_args_valid(const void* d_temp, const T* feats, const Key* keys,
          (d_temp == nullptr || (num_segments != nullptr && (S == 0 || temp_aligned(d_temp))));
 }
 
+//! The segment count: the last row's number (0 without rows).
+inline cudaError_t copy_count(std::int64_t* num_segments, const std::int64_t* numbers, std::int64_t S, cudaStream_t stream) {
+  return S == 0 ? cudaMemsetAsync(num_segments, 0, sizeof(std::int64_t), stream)
+                : cudaMemcpyAsync(num_segments, numbers + S - 1, sizeof(std::int64_t), cudaMemcpyDeviceToDevice, stream);
+}
+
 //! M: the rows of unique_keys and sums (segments past them are counted, not written).
 template <class T, class Key, class Acc>
 cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Key* unique_keys,
@@ -123,8 +129,7 @@ cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, c
                         sums, S, C, stream);
     }
     if (err == cudaSuccess && launch) {
-      err = S == 0 ? cudaMemsetAsync(num_segments, 0, sizeof(std::int64_t), stream)  // no rows: no segments
-                   : cudaMemcpyAsync(num_segments, numbers + S - 1, sizeof(std::int64_t), cudaMemcpyDeviceToDevice, stream);
+      err = copy_count(num_segments, numbers, S, stream);
     }
     used = t.used;
     return err;

@@ -20,6 +20,8 @@
 #include <fastscan/ops/value_index.cuh>
 
 #include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
@@ -63,7 +65,7 @@ namespace detail_ {
 
 constexpr std::int64_t fold_rows = 64;  //!< rows a thread folds per pass (passes: log_64 len)
 
-inline bool extents_valid(Shape3 s) { return s.outer >= 0 && s.len >= 0 && s.inner >= 0; }
+inline bool extents_valid(Shape3 s) { return std::min({s.outer, s.len, s.inner}) >= 0; }
 
 //! Element i of the shard as the scan reads it: lifted at its global position, the carry folded
 //! into the first row (inclusive), or the previous row's (exclusive: the carry, or the identity, first).
@@ -141,8 +143,8 @@ cudaError_t summarize(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
   Acc* const to = t.take<Acc>(folds);
   cudaError_t err = cudaSuccess;
   if (!FASTSCAN_NAMESPACE::detail::temp_ready(d_temp, temp_bytes, t.used, err)) return err;
-  if (record == nullptr || (cols > 0 && local.len > 0 && in == nullptr)) return cudaErrorInvalidValue;
-  const std::int64_t len = cols > 0 ? local.len : 0;
+  const std::int64_t len = cols > 0 ? local.len : 0;  // (the rows of a shard without columns are empty)
+  if (record == nullptr || (len > 0 && in == nullptr)) return cudaErrorInvalidValue;
   d::write_length_kernel<<<1, 1, 0, stream>>>(static_cast<std::int64_t*>(record), len);
   err = cudaPeekAtLastError();
   if (err != cudaSuccess || len == 0) return err;

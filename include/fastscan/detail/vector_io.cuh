@@ -67,6 +67,35 @@ FASTSCAN_DEVICE void prefetch_l2(It it) {
   }
 }
 
+//! A whole run of N elements read as chunks of type C.
+template <class C, int N, class T>
+FASTSCAN_DEVICE void load_chunks(const T* it, T (&dst)[N]) {
+  constexpr int chunks = static_cast<int>(sizeof(T) * N / sizeof(C));
+  C tmp[chunks];
+  const C* src = reinterpret_cast<const C*>(it);
+#pragma unroll
+  for (int i = 0; i < chunks; ++i) {
+    tmp[i] = src[i];
+  }
+  memcpy(&dst, &tmp, sizeof(T) * N);
+}
+//! A whole run of N elements written as chunks of type C.
+template <class C, int N, class T>
+FASTSCAN_DEVICE void store_chunks(T* it, const T (&src)[N]) {
+  constexpr int chunks = static_cast<int>(sizeof(T) * N / sizeof(C));
+  C tmp[chunks];
+  memcpy(&tmp, &src, sizeof(T) * N);
+  C* dst = reinterpret_cast<C*>(it);
+#pragma unroll
+  for (int i = 0; i < chunks; ++i) {
+    if constexpr (sizeof(C) == 16) {
+      __stwb(dst + i, tmp[i]);  // one 16-byte store (a plain assignment was split into 8+4+4)
+    } else {
+      dst[i] = tmp[i];
+    }
+  }
+}
+
 //! Reads `count` (<= N) elements starting at `it` (a pointer or an element-wise iterator).
 template <int N, class It, class T>
 FASTSCAN_DEVICE void load_plain_run(It it, T (&dst)[N], int count) {
@@ -76,13 +105,7 @@ FASTSCAN_DEVICE void load_plain_run(It it, T (&dst)[N], int count) {
       constexpr int chunk = vector_chunk(sizeof(T) * N);
       using C = typename chunk_type<chunk>::type;
       if (chunk > static_cast<int>(sizeof(T)) && run_is_vectorizable<T, N>(it, count)) {
-        C tmp[sizeof(T) * N / chunk];
-        const C* src = reinterpret_cast<const C*>(it);
-#pragma unroll
-        for (int i = 0; i < static_cast<int>(sizeof(T) * N / chunk); ++i) {
-          tmp[i] = src[i];
-        }
-        memcpy(&dst, &tmp, sizeof(T) * N);
+        load_chunks<C>(it, dst);
         return;
       }
     }
@@ -104,17 +127,7 @@ FASTSCAN_DEVICE void store_plain_run(It it, const T (&src)[N], int count) {
       constexpr int chunk = vector_chunk(sizeof(T) * N);
       using C = typename chunk_type<chunk>::type;
       if (chunk > static_cast<int>(sizeof(T)) && run_is_vectorizable<T, N>(it, count)) {
-        C tmp[sizeof(T) * N / chunk];
-        memcpy(&tmp, &src, sizeof(T) * N);
-        C* dst = reinterpret_cast<C*>(it);
-#pragma unroll
-        for (int i = 0; i < static_cast<int>(sizeof(T) * N / chunk); ++i) {
-          if constexpr (chunk == 16) {
-            __stwb(dst + i, tmp[i]);  // one 16-byte store (a plain assignment was split into 8+4+4)
-          } else {
-            dst[i] = tmp[i];
-          }
-        }
+        store_chunks<C>(it, src);
         return;
       }
     }

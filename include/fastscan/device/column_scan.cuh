@@ -246,18 +246,21 @@ struct column_tile {
   //! words for rows narrower than the tile), else loads the thread's rows directly.
   FASTSCAN_DEVICE void load() {
     if constexpr (unit_rows && pointer_in) {
-      const input_t* const warp_in = prob.in + t.warp_base;
-      if (t.warp_full && narrow_rows && reinterpret_cast<std::uintptr_t>(warp_in) % 16 == 0) {
-        warp_stage_units<ITEMS>(warp_in, exchange, p.lanes_x);
-        staged = true;
-      }
-      if constexpr (Odd) {
-        stage_odd_rows(warp_in);
-      }
+      stage_rows(prob.in + t.warp_base);
     }
     rp = odd ? static_cast<int>(p.inner) : VEC;
     if (!staged) {
       load_direct();
+    }
+  }
+
+  FASTSCAN_DEVICE void stage_rows(const input_t* warp_in) {
+    if (t.warp_full && narrow_rows && reinterpret_cast<std::uintptr_t>(warp_in) % 16 == 0) {
+      warp_stage_units<ITEMS>(warp_in, exchange, p.lanes_x);
+      staged = true;
+    }
+    if constexpr (Odd) {
+      stage_odd_rows(warp_in);
     }
   }
 
@@ -309,15 +312,21 @@ struct column_tile {
   FASTSCAN_DEVICE void reduce() {
     whole = !Policy::checked_only && __all_sync(full_warp_mask, t.nrows == ITEMS && t.ncols == VEC);
     if (whole) {
-#pragma unroll
-      for (int i = 0; i < ITEMS; ++i) {
-#pragma unroll
-        for (int v = 0; v < VEC; ++v) {
-          fold_total(v, i, lift_at(items[i * VEC + v], i));
-        }
-      }
+      reduce_whole();
       return;
     }
+    reduce_checked();
+  }
+  FASTSCAN_DEVICE void reduce_whole() {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) {
+        fold_total(v, i, lift_at(items[i * VEC + v], i));
+      }
+    }
+  }
+  FASTSCAN_DEVICE void reduce_checked() {
 #pragma unroll
     for (int v = 0; v < VEC; ++v) {
       total[v] = acc_t{};
@@ -385,15 +394,19 @@ struct column_tile {
       const int per_warp = p.lookback_cols;
       const int first_col = static_cast<int>(threadIdx.x >> 5) * per_warp;
       if (first_col < tile_cols) {
-        const int c = first_col + (lane & (per_warp - 1));
-        if (Policy::exact || p.group_words == nullptr) {
-          chained_prefix(state, per_warp, first_col, c);
-        } else {
-          grouped_prefix(state, per_warp, first_col, c);
-        }
+        column_prefix(state, per_warp, first_col, first_col + (lane & (per_warp - 1)));
       }
     }
     __syncthreads();
+  }
+
+  //! The prefixes of columns first_col ... first_col + per_warp - 1 (lane c's: column c).
+  FASTSCAN_DEVICE void column_prefix(const tile_state<acc_t>& state, int per_warp, int first_col, int c) {
+    if (Policy::exact || p.group_words == nullptr) {
+      chained_prefix(state, per_warp, first_col, c);
+    } else {
+      grouped_prefix(state, per_warp, first_col, c);
+    }
   }
 
   FASTSCAN_DEVICE void chained_prefix(const tile_state<acc_t>& state, int per_warp, int first_col, int c) {
@@ -514,6 +527,15 @@ struct column_tile {
     }
   }
 
+  //! Forms row i, column v: the value into `value`, its side output kept as a row code.
+  template <bool Fast>
+  FASTSCAN_DEVICE void form_coded(codes_t& codes, input_t& value, int i, int v) {
+    acc_t previous;
+    const bool had = advance<Fast>(i, v, previous);
+    value = prob.output(running[v], previous, had);
+    codes.keep(i, v, prob.side(running[v]));
+  }
+
   //! One thread across the row and the warp's rows one staged run: values formed in place of the
   //! inputs, side outputs kept as row codes, both leave as whole runs through the exchange slice.
   FASTSCAN_DEVICE bool store_coded_runs() {
@@ -528,10 +550,7 @@ struct column_tile {
       for (int i = 0; i < ITEMS; ++i) {
 #pragma unroll
         for (int v = 0; v < VEC; ++v) {
-          acc_t previous;
-          const bool had = advance<Fast>(i, v, previous);
-          items[i * VEC + v] = prob.output(running[v], previous, had);
-          codes.keep(i, v, prob.side(running[v]));
+          form_coded<Fast>(codes, items[i * VEC + v], i, v);
         }
       }
     });
@@ -554,10 +573,7 @@ struct column_tile {
 #pragma unroll
       for (int v = 0; v < VEC; ++v) {
         if (v < t.ncols) {
-          acc_t previous;
-          const bool had = advance<false>(i, v, previous);
-          rows[i * rp + v] = prob.output(running[v], previous, had);
-          codes.keep(i, v, prob.side(running[v]));
+          form_coded<false>(codes, rows[i * rp + v], i, v);
         }
       }
     }

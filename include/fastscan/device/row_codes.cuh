@@ -91,6 +91,28 @@ struct row_codes<Problem, ITEMS, VEC,
       warp_unstage_rows<units, lanes_at_once>(warp_side + static_cast<std::int64_t>(first) * count, slice);
     }
   }
+  //! The most parts (a power of two, at most `total`) whose words fit `slice_bytes`.
+  template <class W>
+  static FASTSCAN_DEVICE int parts_at_once(int part, int total, std::size_t slice_bytes) {
+    int group = total;
+    while (group > 1 && word_parts::bytes(part, group, sizeof(W)) > slice_bytes) {
+      group /= 2;
+    }
+    return group;
+  }
+  //! The thread's indices into its part: rows `inner` apart, its first ncols columns.
+  FASTSCAN_DEVICE void put_part(side_t* row, int inner, int ncols) const {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) {
+        if (v < ncols) {
+          row[i * inner + v] = index(i * VEC + v);
+        }
+      }
+    }
+  }
+
   //! The same for a warp of odd rows (word parts of ITEMS * inner, one per thread row), through
   //! `slice` (of `slice_bytes`) in passes of as many parts as fit.
   FASTSCAN_DEVICE void leave_parts(side_t* warp_side, uint4* slice, std::size_t slice_bytes, int inner, int lanes_x_log2,
@@ -99,26 +121,14 @@ struct row_codes<Problem, ITEMS, VEC,
     static_assert(sizeof(side_t) == sizeof(W), "indices of 4 or 8 bytes");
     const int parts_total = 32 >> lanes_x_log2;
     const int part = ITEMS * inner;
-    int group = parts_total;
-    while (group > 1 && word_parts::bytes(part, group, sizeof(W)) > slice_bytes) {
-      group /= 2;
-    }
+    const int group = parts_at_once<W>(part, parts_total, slice_bytes);
     const word_parts parts(part, group);
     const int yl = (static_cast<int>(threadIdx.x) & 31) >> lanes_x_log2;
     auto* const words_out = reinterpret_cast<side_t*>(slice);
     for (int first = 0; first < parts_total; first += group) {
       __syncwarp();
       if (yl >= first && yl < first + group) {
-        side_t* const row = words_out + (yl - first) * parts.pitch + tx * VEC;
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-#pragma unroll
-          for (int v = 0; v < VEC; ++v) {
-            if (v < ncols) {
-              row[i * inner + v] = index(i * VEC + v);
-            }
-          }
-        }
+        put_part(words_out + (yl - first) * parts.pitch + tx * VEC, inner, ncols);
       }
       warp_unstage_words(reinterpret_cast<W*>(warp_side + static_cast<std::int64_t>(first) * part),
                          reinterpret_cast<const W*>(words_out), parts);

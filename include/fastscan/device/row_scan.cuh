@@ -274,6 +274,10 @@ struct row_tile {
     if (helper || stalled_on >= 0) {
       return stalled_on;
     }
+    form_and_store();
+    return -1;
+  }
+  FASTSCAN_DEVICE void form_and_store() {
     buffer_t out;  // (unused, and optimised away, when outputs are formed in place)
     if (plain && has_before && count == ITEMS) {
       form<true>(out);
@@ -281,7 +285,6 @@ struct row_tile {
       form<false>(out);
     }
     store(out);
-    return -1;
   }
 
   //! Whether the tile's prefix is published, as every thread sees it after its own loads.

@@ -128,12 +128,16 @@ struct run_sum_range {
       store_plain_run<V>(partial(pass.parts.tail), acc, part.n);
     }
     if (part.col == 0) {
-      pass.parts.tail_head[part.r] = head;
-      const bool first_is_head =
-          row0 < row1 && key_starts_segment(__ldg(pass.keys + row0), row0 > 0 ? __ldg(pass.keys + row0 - 1) : key_t{}, row0 == 0);
-      pass.parts.heads[part.r] =
-          static_cast<unsigned char>((any_head ? range_has_head : 0) | (first_is_head ? range_starts_with_head : 0));
+      record_heads(any_head);
     }
+  }
+  //! The range's tail head and head flags, for the tails pass.
+  FASTSCAN_DEVICE void record_heads(bool any_head) {
+    pass.parts.tail_head[part.r] = head;
+    const bool first_is_head =
+        row0 < row1 && key_starts_segment(__ldg(pass.keys + row0), row0 > 0 ? __ldg(pass.keys + row0 - 1) : key_t{}, row0 == 0);
+    pass.parts.heads[part.r] =
+        static_cast<unsigned char>((any_head ? range_has_head : 0) | (first_is_head ? range_starts_with_head : 0));
   }
   FASTSCAN_DEVICE void run() {
     for (std::int64_t first = row0; first < row1; first += U) {

@@ -432,6 +432,14 @@ struct tile_tickets {
   }
 };
 
+//! The block's first tile: its first ticket, or its index without a counter.
+FASTSCAN_DEVICE std::int64_t first_tile(bool ticketed, tile_tickets& tickets, unsigned char* scratch) {
+  if (ticketed && threadIdx.x == 0) {
+    tickets.raw = atomicAdd(tickets.counter, 1ull);
+  }
+  return ticketed ? tickets.take(scratch) : static_cast<std::int64_t>(blockIdx.x);
+}
+
 //! Tiles tile, tile + gridDim.x, ... below num_tiles.
 template <class TileFn>
 FASTSCAN_DEVICE void strided_tiles(std::int64_t tile, std::int64_t num_tiles, tile_tickets& tickets, TileFn& tile_fn) {
@@ -457,10 +465,7 @@ FASTSCAN_DEVICE void for_each_tile(unsigned long long* counter, unsigned long lo
                                    unsigned char* scratch, TileFn&& tile_fn) {
   const bool ticketed = counter != nullptr;
   tile_tickets tickets{counter, tag, ticketed && static_cast<std::int64_t>(gridDim.x) < num_tiles};
-  if (ticketed && threadIdx.x == 0) {
-    tickets.raw = atomicAdd(counter, 1ull);
-  }
-  std::int64_t tile = ticketed ? tickets.take(scratch) : static_cast<std::int64_t>(blockIdx.x);
+  std::int64_t tile = first_tile(ticketed, tickets, scratch);
   if constexpr (!OneBody) {
     if (!tickets.more) {
       strided_tiles(tile, num_tiles, tickets, tile_fn);

@@ -67,7 +67,7 @@ inline unsigned elementwise_grid(std::int64_t n) {
 }
 
 //! A shape with no elements (negative extents are reported by the solver).
-inline bool is_empty(Shape3 s) { return s.outer <= 0 || s.len <= 0 || s.inner <= 0; }
+inline bool is_empty(Shape3 s) { return std::min({s.outer, s.len, s.inner}) <= 0; }
 
 //! A fresh tile-state tag for each call (62 bits, never 0): a per-process seed from the system's
 //! random source, the clock and an address, plus a call counter. Tags of one process never repeat,

@@ -251,6 +251,11 @@ struct column_planner {
                                                          : policy::column_lookback_min_cols_per_warp<false>);
   }
 
+  //! A plan with several tiles a chain, as narrow as a look-back tile, whose chains exceed a window.
+  bool chains_too_long(const plan& q) const { return q.len_tiles > 1 && q.lanes_x <= lookback_lanes_x && !fits_window(q); }
+  //! A plan the search keeps: no look-back, chains within a window, or tiles enough.
+  bool settled(const plan& q) const { return !q.lookback || fits_window(q) || q.num_tiles >= min_tiles; }
+
   //! The largest block (from start_threads down to one warp) that still gives min_tiles tiles,
   //! unless a smaller one would make a chain longer than one look-back window.
   plan largest_block(plan q, int start_threads, int cap_x) const {
@@ -259,7 +264,7 @@ struct column_planner {
     bool have_wider = false;
     for (int threads = start_threads;; threads /= 2) {
       shape_tile(q, threads, cap_x, want_y);
-      if (have_wider && q.len_tiles > 1 && q.lanes_x <= lookback_lanes_x && !fits_window(q)) {
+      if (have_wider && chains_too_long(q)) {
         return wider;
       }
       if (threads <= 32 || q.num_tiles >= min_tiles) {
@@ -278,13 +283,13 @@ struct column_planner {
     plan too_long;  // the first look-back plan whose chains exceed a window
     bool have_too_long = false;
     for (int max_lanes_x = 1 << 30;;) {
-      q = largest_block(q, start_threads, want_x < max_lanes_x ? want_x : max_lanes_x);
+      q = largest_block(q, start_threads, std::min(want_x, max_lanes_x));
       q.lookback = q.len_tiles > 1;
       if (q.lookback && q.lanes_x > lookback_lanes_x && max_lanes_x > lookback_lanes_x) {
-        max_lanes_x = lookback_lanes_x;
+        max_lanes_x = lookback_lanes_x;  // a look-back tile is at most lookback_lanes_x wide
         continue;
       }
-      if (!q.lookback || fits_window(q) || q.num_tiles >= min_tiles) {
+      if (settled(q)) {
         return q;
       }
       if (!have_too_long) {
