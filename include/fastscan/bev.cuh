@@ -81,15 +81,19 @@ bool bev_plan_args_valid(const void* d_plan, const Key* keys, std::int64_t S, st
   const bool cells = num_cells > 0 && num_cells < static_cast<std::int64_t>(std::numeric_limits<Key>::max());
   return S >= 0 && cells && (S == 0 || (keys != nullptr && temp_aligned(d_plan)));
 }
+//! A plan's points: none, or the features, the plan's arrays, and features apart from the grid.
+template <class T, class Key, class Acc>
+bool plan_points_valid(const bev_pool_plan<Key>& plan, const T* feats, const Acc* grid, std::int64_t C) {
+  return plan.S == 0 || (non_null(feats, plan.perm, plan.sorted_keys) &&
+                         !overlap(span_of(feats, plan.S * C), span_of(grid, plan.num_cells * C)));
+}
 //! bev_pool's arguments with a plan: the channels, and past a size query the pointers (where there
 //! are points), the features apart from the grid and aligned temp storage.
 template <class T, class Key, class Acc>
 bool bev_plan_pool_args_valid(const void* d_temp, const bev_pool_plan<Key>& plan, const T* feats, const Acc* grid,
                               std::int64_t C) {
   if (d_temp == nullptr) return C > 0;  // (a size query needs no pointers)
-  const bool points = plan.S == 0 || (non_null(feats, plan.perm, plan.sorted_keys) &&
-                                      !overlap(span_of(feats, plan.S * C), span_of(grid, plan.num_cells * C)));
-  return C > 0 && grid != nullptr && temp_aligned(d_temp) && points;
+  return C > 0 && grid != nullptr && temp_aligned(d_temp) && plan_points_valid(plan, feats, grid, C);
 }
 }  // namespace detail
 
@@ -132,13 +136,13 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const bev_pool_plan<
 }
 
 namespace detail {
+inline bool bev_sizes_valid(std::int64_t S, std::int64_t C, std::int64_t num_cells) { return S >= 0 && C > 0 && num_cells > 0; }
 //! bev_pool's arguments: sizes, pointers where there are points, arrays apart, aligned temp storage.
 template <class T, class Key, class Acc>
 bool bev_pool_args_valid(const void* d_temp, const T* feats, const Key* keys, const Acc* grid, std::int64_t S, std::int64_t C,
                          std::int64_t num_cells) {
-  const bool sizes = S >= 0 && C > 0 && num_cells > 0;
   const bool pointers = grid != nullptr && (S == 0 || non_null(feats, keys));
-  return sizes && pointers && temp_aligned(d_temp) &&
+  return bev_sizes_valid(S, C, num_cells) && pointers && temp_aligned(d_temp) &&
          all_apart({span_of(feats, S * C), span_of(keys, S), span_of(grid, num_cells * C)});
 }
 }  // namespace detail
@@ -161,14 +165,22 @@ cudaError_t bev_pool(void* d_temp, std::size_t& temp_bytes, const T* feats, cons
   return err != cudaSuccess ? err : bev_pool<T, Key, Acc>(static_cast<unsigned char*>(d_temp) + plan_bytes, pool_bytes, plan, feats, grid, C, stream);
 }
 
+namespace detail {
+//! bev_pool_backward's arguments: sizes, pointers where there are points, arrays apart.
+template <class T, class Key, class Acc>
+bool bev_backward_args_valid(const Acc* grad_grid, const Key* keys, const T* grad_feats, std::int64_t S, std::int64_t C,
+                             std::int64_t num_cells) {
+  return num_cells > 0 && segment_args_valid(S, C, non_null(grad_grid, keys, grad_feats)) &&
+         all_apart({span_of(grad_grid, num_cells * C), span_of(keys, S), span_of(grad_feats, S * C)});
+}
+}  // namespace detail
+
 //! grad_feats[i, c] = grad_grid[keys[i], c] (0 for points outside [0, num_cells)). Needs no temp
 //! storage (temp_bytes is set to 1 on a query).
 template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t bev_pool_backward(void* d_temp, std::size_t& temp_bytes, const Acc* grad_grid, const Key* keys, T* grad_feats,
                               std::int64_t S, std::int64_t C, std::int64_t num_cells, cudaStream_t stream = nullptr) {
-  const bool valid = num_cells > 0 && detail::segment_args_valid(S, C, detail::non_null(grad_grid, keys, grad_feats)) &&
-                     detail::all_apart({detail::span_of(grad_grid, num_cells * C), detail::span_of(keys, S),
-                                        detail::span_of(grad_feats, S * C)});
+  const bool valid = detail::bev_backward_args_valid(grad_grid, keys, grad_feats, S, C, num_cells);
   cudaError_t err = valid ? cudaSuccess : cudaErrorInvalidValue;
   if (!valid || !detail::temp_ready(d_temp, temp_bytes, 0, err) || S == 0) return err;
   return detail::gather_rows(grad_grid, grad_feats, detail::points_from_cells<Key>{keys, num_cells}, S, C, stream);
@@ -199,6 +211,13 @@ cudaError_t voxel_sum_passes(unsigned char* base, bool launch, std::size_t& used
   return err;
 }
 
+//! voxel_sum's arguments: sizes, pointers where there are points, arrays apart, aligned temp storage.
+template <class T, class Key, class Acc>
+bool voxel_sum_args_valid(const void* d_temp, const T* feats, const Key* keys, const Acc* out, std::int64_t S, std::int64_t C) {
+  return segment_args_valid(S, C, non_null(feats, keys, out)) &&
+         all_apart({span_of(feats, S * C), span_of(keys, S), span_of(out, S * C)}) && (S == 0 || temp_aligned(d_temp));
+}
+
 }  // namespace detail
 
 //! QuickCumsum's operator from unsorted keys: out[i, c] = sum of feats[j, c] over the points j
@@ -208,11 +227,7 @@ template <class T, class Key, class Acc = segment_acc_t<T>>
 cudaError_t voxel_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, const Key* keys, Acc* out, std::int64_t S,
                       std::int64_t C, cudaStream_t stream = nullptr) {
   static_assert(std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::int64_t>, "voxel keys are int32 or int64");
-  if (!detail::segment_args_valid(S, C, detail::non_null(feats, keys, out)) ||
-      !detail::all_apart({detail::span_of(feats, S * C), detail::span_of(keys, S), detail::span_of(out, S * C)}) ||
-      (S > 0 && !detail::temp_aligned(d_temp))) {
-    return cudaErrorInvalidValue;
-  }
+  if (!detail::voxel_sum_args_valid(d_temp, feats, keys, out, S, C)) return cudaErrorInvalidValue;
   std::size_t bytes = 0;
   cudaError_t err = detail::voxel_sum_passes<T, Key, Acc>(nullptr, false, bytes, feats, keys, out, S, C, stream);
   if (err != cudaSuccess || !detail::temp_ready(d_temp, temp_bytes, bytes, err) || S == 0) return err;

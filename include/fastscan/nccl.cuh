@@ -36,30 +36,47 @@ inline bool launchable(const void* d_temp, Shape3 local, bool pointers_valid) {
   return (!rows || pointers_valid) && FASTSCAN_NAMESPACE::detail::temp_aligned(d_temp);
 }
 
+//! A sharded scan's temp storage: every rank's record (record bytes apart), then the larger of the
+//! two steps' temp storage.
+struct sharded_temp {
+  std::size_t record = 0, records = 0, summary = 0, scan = 0;
+  std::size_t bytes() const { return records + std::max(summary, scan); }
+};
+template <class T, class Kind, class OutIt>
+cudaError_t size_sharded(sharded_temp& t, const T* in, Shape3 local, Kind kind, OutIt out, bool exclusive, int ranks, int rank,
+                         cudaStream_t stream) {
+  t.record = shard::summary_bytes<typename Kind::acc_t>(local);
+  t.records = FASTSCAN_NAMESPACE::detail::temp_piece(t.record * static_cast<std::size_t>(ranks));
+  const cudaError_t err = shard::summarize(nullptr, t.summary, in, local, kind, nullptr, stream);
+  return err != cudaSuccess ? err
+                            : shard::scan_from(nullptr, t.scan, in, local, kind, nullptr, t.record, rank, out, exclusive, stream);
+}
+
+//! Summarize into this rank's record, all-gather the records in place, scan from the carry.
+template <class T, class Kind, class OutIt>
+cudaError_t summarize_gather_scan(unsigned char* base, sharded_temp t, const T* in, Shape3 local, Kind kind, OutIt out,
+                                  bool exclusive, int rank, ncclComm_t comm, cudaStream_t stream) {
+  unsigned char* const mine = base + static_cast<std::size_t>(rank) * t.record;
+  const cudaError_t err = shard::summarize(base + t.records, t.summary, in, local, kind, mine, stream);
+  if (err != cudaSuccess) return err;
+  if (ncclAllGather(mine, base, t.record, ncclUint8, comm, stream) != ncclSuccess) return cudaErrorUnknown;
+  return shard::scan_from(base + t.records, t.scan, in, local, kind, base, t.record, rank, out, exclusive, stream);
+}
+
 //! Summarize, all-gather the records in place, scan from the carry. Temp: the records, then the
 //! larger of the two steps' temp storage. An NCCL failure returns cudaErrorUnknown.
 template <class T, class Kind, class OutIt>
 cudaError_t sharded_scan(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3 local, Kind kind, OutIt out, bool exclusive,
                          bool pointers_valid, ncclComm_t comm, cudaStream_t stream) {
-  using Acc = typename Kind::acc_t;
   int ranks = 0, rank = 0;
   if (!shard::detail_::extents_valid(local) || !ranks_of(comm, ranks, rank)) {
     return cudaErrorInvalidValue;
   }
-  const std::size_t record = shard::summary_bytes<Acc>(local);
-  const std::size_t records = FASTSCAN_NAMESPACE::detail::temp_piece(record * static_cast<std::size_t>(ranks));
-  std::size_t summary_temp = 0, scan_temp = 0;
-  cudaError_t err = shard::summarize(nullptr, summary_temp, in, local, kind, nullptr, stream);
-  if (err == cudaSuccess) err = shard::scan_from(nullptr, scan_temp, in, local, kind, nullptr, record, rank, out, exclusive, stream);
-  const std::size_t bytes = records + std::max(summary_temp, scan_temp);
-  if (err != cudaSuccess || !FASTSCAN_NAMESPACE::detail::temp_ready(d_temp, temp_bytes, bytes, err)) return err;
+  sharded_temp t;
+  cudaError_t err = size_sharded(t, in, local, kind, out, exclusive, ranks, rank, stream);
+  if (err != cudaSuccess || !FASTSCAN_NAMESPACE::detail::temp_ready(d_temp, temp_bytes, t.bytes(), err)) return err;
   if (!launchable(d_temp, local, pointers_valid)) return cudaErrorInvalidValue;
-  auto* const base = static_cast<unsigned char*>(d_temp);
-  unsigned char* const mine = base + static_cast<std::size_t>(rank) * record;
-  err = shard::summarize(base + records, summary_temp, in, local, kind, mine, stream);
-  if (err != cudaSuccess) return err;
-  if (ncclAllGather(mine, base, record, ncclUint8, comm, stream) != ncclSuccess) return cudaErrorUnknown;
-  return shard::scan_from(base + records, scan_temp, in, local, kind, base, record, rank, out, exclusive, stream);
+  return summarize_gather_scan(static_cast<unsigned char*>(d_temp), t, in, local, kind, out, exclusive, rank, comm, stream);
 }
 
 template <Extreme E, class T, class Index>

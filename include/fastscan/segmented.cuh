@@ -92,6 +92,10 @@ cudaError_t number_segments(temp_carver& t, bool launch, const Key* keys, std::i
   return err;
 }
 
+//! Past a size query: a count to write, and aligned temp storage where there are rows.
+inline bool segment_temp_valid(const void* d_temp, const std::int64_t* num_segments, std::int64_t S) {
+  return d_temp == nullptr || (num_segments != nullptr && (S == 0 || temp_aligned(d_temp)));
+}
 //! segment_sum's arguments: sizes, pointers, arrays that share no byte (outputs of M rows), aligned
 //! temp storage (a size query needs no arrays).
 template <class T, class Key, class Acc>
@@ -100,14 +104,38 @@ bool segment_sum_args_valid(const void* d_temp, const T* feats, const Key* keys,
   const bool valid = non_null(num_segments, feats, keys, unique_keys, sums) &&
                      all_apart({span_of(feats, S * C), span_of(keys, S), span_of(unique_keys, M), span_of(sums, M * C),
                                 span_of(num_segments, 1)});
-  return M >= 0 && segment_args_valid(S, C, valid) &&
-         (d_temp == nullptr || (num_segments != nullptr && (S == 0 || temp_aligned(d_temp))));
+  return M >= 0 && segment_args_valid(S, C, valid) && segment_temp_valid(d_temp, num_segments, S);
 }
 
 //! The segment count: the last row's number (0 without rows).
 inline cudaError_t copy_count(std::int64_t* num_segments, const std::int64_t* numbers, std::int64_t S, cudaStream_t stream) {
   return S == 0 ? cudaMemsetAsync(num_segments, 0, sizeof(std::int64_t), stream)
                 : cudaMemcpyAsync(num_segments, numbers + S - 1, sizeof(std::int64_t), cudaMemcpyDeviceToDevice, stream);
+}
+
+//! segment_sum's sizes: S rows of C channels in, M rows of sums out.
+struct segment_sizes {
+  std::int64_t S, C, M;
+};
+
+//! segment_sum's passes over its temp storage: the rows' segment numbers, the run sums, the count.
+//! `launch` false only sizes them (the same pieces are carved either way).
+template <class T, class Key, class Acc>
+cudaError_t segment_sum_passes(unsigned char* base, bool launch, std::size_t& used, const T* feats, const Key* keys,
+                               Key* unique_keys, Acc* sums, std::int64_t* num_segments, segment_sizes n, cudaStream_t stream) {
+  const std::int64_t S = n.S, C = n.C;
+  temp_carver t{base};
+  std::int64_t* const numbers = t.take<std::int64_t>(static_cast<std::size_t>(S));
+  cudaError_t err = number_segments(t, launch, keys, numbers, S, stream);
+  if (err == cudaSuccess) {
+    err = sum_runs<T>(t, launch, feature_rows<T>{feats, nullptr, C}, keys, runs_to_numbers<Key>{keys, numbers, unique_keys, n.M},
+                      sums, S, C, stream);
+  }
+  if (err == cudaSuccess && launch) {
+    err = copy_count(num_segments, numbers, S, stream);
+  }
+  used = t.used;
+  return err;
 }
 
 //! M: the rows of unique_keys and sums (segments past them are counted, not written).
@@ -119,25 +147,12 @@ cudaError_t segment_sum(void* d_temp, std::size_t& temp_bytes, const T* feats, c
   if (!segment_sum_args_valid(d_temp, feats, keys, unique_keys, sums, num_segments, S, C, M)) {
     return cudaErrorInvalidValue;
   }
-  // The passes carve the same pieces when sizing (null base) and when launching.
-  const auto passes = [&](unsigned char* base, bool launch, std::size_t& used) {
-    temp_carver t{base};
-    std::int64_t* const numbers = t.take<std::int64_t>(static_cast<std::size_t>(S));
-    cudaError_t err = number_segments(t, launch, keys, numbers, S, stream);
-    if (err == cudaSuccess) {
-      err = sum_runs<T>(t, launch, feature_rows<T>{feats, nullptr, C}, keys, runs_to_numbers<Key>{keys, numbers, unique_keys, M},
-                        sums, S, C, stream);
-    }
-    if (err == cudaSuccess && launch) {
-      err = copy_count(num_segments, numbers, S, stream);
-    }
-    used = t.used;
-    return err;
-  };
+  const segment_sizes rows{S, C, M};
   std::size_t bytes = 0;
-  cudaError_t err = passes(nullptr, false, bytes);
+  cudaError_t err = segment_sum_passes(nullptr, false, bytes, feats, keys, unique_keys, sums, num_segments, rows, stream);
   if (err != cudaSuccess || !temp_ready(d_temp, temp_bytes, bytes, err)) return err;
-  return passes(static_cast<unsigned char*>(d_temp), true, bytes);
+  return segment_sum_passes(static_cast<unsigned char*>(d_temp), true, bytes, feats, keys, unique_keys, sums, num_segments, rows,
+                            stream);
 }
 
 }  // namespace detail

@@ -101,30 +101,63 @@ struct split_pair {
 
 namespace detail_ {
 
+//! One pass of fold_columns: `rows` (the input or the last pass's partial folds, rows_left rows
+//! a column) folded fold_rows rows at a time into `to` (chunks rows a column).
+template <class Rows, class Op, class Acc>
+cudaError_t fold_pass(Rows rows, Op op, Acc* to, Shape3 local, std::int64_t rows_left, std::int64_t chunks, cudaStream_t stream) {
+  const unsigned blocks = FASTSCAN_NAMESPACE::detail::elementwise_grid(local.outer * chunks * local.inner);
+  fold_rows_kernel<<<blocks, policy::elementwise_threads, 0, stream>>>(rows, op, to, local.outer, rows_left, local.inner, fold_rows);
+  return cudaPeekAtLastError();
+}
+inline std::int64_t fold_chunks(std::int64_t rows) { return (rows + fold_rows - 1) / fold_rows; }
+
 //! out[o * inner + c] = the fold of column (o, c): passes of fold_rows rows each, ping-ponging
 //! partial folds between two temp arrays, until one row is left (the last pass writes `out`).
 template <class T, class Kind, class Acc = typename Kind::acc_t>
 cudaError_t fold_columns(const T* in, Shape3 local, Kind kind, Acc* out, Acc* ping, Acc* pong, cudaStream_t stream) {
-  std::int64_t rows_left = local.len;
-  const Acc* from = nullptr;
-  for (int pass = 0;; ++pass) {
-    const std::int64_t chunks = (rows_left + fold_rows - 1) / fold_rows;
-    Acc* const to = chunks == 1 ? out : (pass % 2 == 0 ? ping : pong);
-    const unsigned blocks = FASTSCAN_NAMESPACE::detail::elementwise_grid(local.outer * chunks * local.inner);
-    if (pass == 0) {
-      fold_rows_kernel<<<blocks, policy::elementwise_threads, 0, stream>>>(input_rows<T, Kind>{in, kind, local.len, local.inner}, kind.op, to, local.outer,
-                                                  rows_left, local.inner, fold_rows);
-    } else {
-      fold_rows_kernel<<<blocks, policy::elementwise_threads, 0, stream>>>(partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to, local.outer,
-                                                  rows_left, local.inner, fold_rows);
-    }
-    const cudaError_t err = cudaPeekAtLastError();
-    if (err != cudaSuccess || chunks == 1) return err;
-    from = to;
-    rows_left = chunks;
+  std::int64_t chunks = fold_chunks(local.len);
+  Acc* to = chunks == 1 ? out : ping;
+  cudaError_t err = fold_pass(input_rows<T, Kind>{in, kind, local.len, local.inner}, kind.op, to, local, local.len, chunks, stream);
+  for (int pass = 1; err == cudaSuccess && chunks > 1; ++pass) {
+    const Acc* const from = to;
+    const std::int64_t rows_left = chunks;
+    chunks = fold_chunks(rows_left);
+    to = chunks == 1 ? out : (pass % 2 == 0 ? ping : pong);
+    err = fold_pass(partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to, local, rows_left, chunks, stream);
   }
+  return err;
 }
 
+}  // namespace detail_
+
+namespace detail_ {
+//! summarize's temp storage: two arrays of partial folds, written in turn by the fold passes.
+template <class Acc>
+struct fold_temp {
+  Acc* from;
+  Acc* to;
+};
+template <class Acc>
+fold_temp<Acc> take_folds(FASTSCAN_NAMESPACE::detail::temp_carver& t, Shape3 local) {
+  const auto folds = static_cast<std::size_t>(local.outer * local.inner * fold_chunks(local.len));
+  Acc* const from = t.take<Acc>(folds);
+  return {from, t.take<Acc>(folds)};
+}
+//! The record's length (a shard without columns has empty rows), then its columns' folds.
+template <class T, class Kind, class Acc>
+cudaError_t write_record(const T* in, Shape3 local, Kind kind, void* record, fold_temp<Acc> folds, cudaStream_t stream) {
+  const std::int64_t len = local.outer * local.inner > 0 ? local.len : 0;
+  write_length_kernel<<<1, 1, 0, stream>>>(static_cast<std::int64_t*>(record), len);
+  const cudaError_t err = cudaPeekAtLastError();
+  if (err != cudaSuccess || len == 0) return err;
+  return fold_columns(in, local, kind, reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16), folds.from, folds.to,
+                      stream);
+}
+//! A record to write to, and inputs wherever the shard has elements.
+template <class T>
+bool summary_pointers_valid(const T* in, Shape3 local, const void* record) {
+  return record != nullptr && (in != nullptr || local.outer * local.len * local.inner == 0);
+}
 }  // namespace detail_
 
 //! Step 1: writes the shard's summary record to `record` (summary_bytes<Kind::acc_t>(local) bytes,
@@ -136,20 +169,47 @@ cudaError_t summarize(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
   using Acc = typename Kind::acc_t;
   namespace d = detail_;
   if (!d::extents_valid(local)) return cudaErrorInvalidValue;
-  const std::int64_t cols = local.outer * local.inner;
-  const auto folds = static_cast<std::size_t>(cols * ((local.len + d::fold_rows - 1) / d::fold_rows));
   FASTSCAN_NAMESPACE::detail::temp_carver t{static_cast<unsigned char*>(d_temp)};
-  Acc* const from = t.take<Acc>(folds);  // (the fold passes alternate between two buffers)
-  Acc* const to = t.take<Acc>(folds);
+  const d::fold_temp<Acc> folds = d::take_folds<Acc>(t, local);
   cudaError_t err = cudaSuccess;
   if (!FASTSCAN_NAMESPACE::detail::temp_ready(d_temp, temp_bytes, t.used, err)) return err;
-  const std::int64_t len = cols > 0 ? local.len : 0;  // (the rows of a shard without columns are empty)
-  if (record == nullptr || (len > 0 && in == nullptr)) return cudaErrorInvalidValue;
-  d::write_length_kernel<<<1, 1, 0, stream>>>(static_cast<std::int64_t*>(record), len);
-  err = cudaPeekAtLastError();
-  if (err != cudaSuccess || len == 0) return err;
-  return d::fold_columns(in, local, kind, reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16), from, to, stream);
+  if (!d::summary_pointers_valid(in, local, record)) return cudaErrorInvalidValue;
+  return d::write_record(in, local, kind, record, folds, stream);
 }
+
+namespace detail_ {
+//! scan_from's temp storage: each column's carry and whether it has one, the shard's offset.
+template <class Acc>
+struct carry_temp {
+  Acc* carry;
+  unsigned char* has;
+  std::int64_t* offset;
+};
+template <class Acc>
+carry_temp<Acc> take_carries(FASTSCAN_NAMESPACE::detail::temp_carver& t, std::int64_t cols) {
+  Acc* const carry = t.take<Acc>(static_cast<std::size_t>(cols));
+  unsigned char* const has = t.take<unsigned char>(static_cast<std::size_t>(cols));
+  return {carry, has, t.take<std::int64_t>(1)};
+}
+//! The ranks' records: rank order, record_bytes apart, and this rank's number.
+struct record_set {
+  const void* records;
+  std::size_t record_bytes;
+  int rank;
+};
+//! Each column's carry from the earlier ranks' records, then the scan of the shard with them.
+template <class Kind, class Acc, class Input, class OutIt>
+cudaError_t carry_and_scan(record_set r, Shape3 local, Kind kind, carry_temp<Acc> c, Input input, OutIt out, void* scan_temp,
+                           std::size_t scan_bytes, cudaStream_t stream) {
+  if (r.records == nullptr) return cudaErrorInvalidValue;
+  const std::int64_t cols = local.outer * local.inner;
+  if (cols == 0 || local.len == 0) return cudaSuccess;
+  carry_kernel<<<FASTSCAN_NAMESPACE::detail::elementwise_grid(cols), policy::elementwise_threads, 0, stream>>>(
+      static_cast<const unsigned char*>(r.records), r.record_bytes, r.rank, cols, kind, c.carry, c.has, c.offset);
+  const cudaError_t err = cudaPeekAtLastError();
+  return err != cudaSuccess ? err : FASTSCAN_NAMESPACE::inclusive_scan(scan_temp, scan_bytes, input, out, kind.op, local, stream);
+}
+}  // namespace detail_
 
 //! Step 3: scans the shard into `out` (any output iterator taking Kind::acc_t) from the records of
 //! all `ranks` ranks (`records`, rank order, record_bytes apart, as an all-gather leaves them);
@@ -157,27 +217,18 @@ cudaError_t summarize(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3
 template <class T, class Kind, class OutIt>
 cudaError_t scan_from(void* d_temp, std::size_t& temp_bytes, const T* in, Shape3 local, Kind kind, const void* records,
                       std::size_t record_bytes, int rank, OutIt out, bool exclusive = false, cudaStream_t stream = nullptr) {
-  using Acc = typename Kind::acc_t;
   namespace d = detail_;
   if (!d::extents_valid(local) || rank < 0) return cudaErrorInvalidValue;
-  const std::int64_t cols = local.outer * local.inner;
   FASTSCAN_NAMESPACE::detail::temp_carver t{static_cast<unsigned char*>(d_temp)};
-  Acc* const carry = t.take<Acc>(static_cast<std::size_t>(cols));
-  unsigned char* const has = t.take<unsigned char>(static_cast<std::size_t>(cols));
-  auto* const offset = t.take<std::int64_t>(1);
-  const d::carried_input<T, Kind> carried{in, kind, carry, has, offset, std::max<std::int64_t>(local.len, 1),
+  const auto c = d::take_carries<typename Kind::acc_t>(t, local.outer * local.inner);
+  const d::carried_input<T, Kind> carried{in, kind, c.carry, c.has, c.offset, std::max<std::int64_t>(local.len, 1),
                                           std::max<std::int64_t>(local.inner, 1), exclusive};
   const auto input = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), carried);
   std::size_t scan_bytes = 0;
   cudaError_t err = FASTSCAN_NAMESPACE::inclusive_scan(nullptr, scan_bytes, input, out, kind.op, local, stream);
   unsigned char* const scan_temp = t.take<unsigned char>(scan_bytes);
   if (err != cudaSuccess || !FASTSCAN_NAMESPACE::detail::temp_ready(d_temp, temp_bytes, t.used, err)) return err;
-  if (records == nullptr) return cudaErrorInvalidValue;
-  if (cols == 0 || local.len == 0) return cudaSuccess;
-  d::carry_kernel<<<FASTSCAN_NAMESPACE::detail::elementwise_grid(cols), policy::elementwise_threads, 0, stream>>>(
-      static_cast<const unsigned char*>(records), record_bytes, rank, cols, kind, carry, has, offset);
-  err = cudaPeekAtLastError();
-  return err != cudaSuccess ? err : FASTSCAN_NAMESPACE::inclusive_scan(scan_temp, scan_bytes, input, out, kind.op, local, stream);
+  return d::carry_and_scan(d::record_set{records, record_bytes, rank}, local, kind, c, input, out, scan_temp, scan_bytes, stream);
 }
 
 //! The output of cummax / cummin shards: values and indices through one iterator.

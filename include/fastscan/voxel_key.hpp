@@ -47,15 +47,18 @@ struct voxel_key_encoder {
       }
       product *= static_cast<std::uint64_t>(n);  // <= limit
     }
-    const auto cells = static_cast<std::int64_t>(product);
+    e.grid = g;
+    e.cells = static_cast<std::int64_t>(product);
+    e.bits = bits_for(e.cells);
+    return true;
+  }
+  //! Bits that hold the keys below `cells`.
+  static int bits_for(std::int64_t cells) {
     int bits = 0;
     while (bits < 63 && (std::int64_t{1} << bits) < cells) {
       ++bits;
     }
-    e.grid = g;
-    e.cells = cells;
-    e.bits = bits;
-    return true;
+    return bits;
   }
 
   //! 0 <= v < n, for n > 0 (a negative v is huge unsigned).

@@ -38,21 +38,23 @@ inline cudaError_t read_device_limits(int device, device_limits& dev) {
 
 //! Reads what the solver needs of the current device. The attributes are immutable, so each host
 //! thread keeps those of the device it asked about last (a plan costs one cudaGetDevice then).
-inline cudaError_t query_device(device_limits& dev) {
+inline cudaError_t cached_device_limits(int device, device_limits& dev) {
   thread_local int cached_device = -1;
   thread_local device_limits cached;
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess && device != cached_device) {
+  if (device != cached_device) {
     device_limits read;
-    err = read_device_limits(device, read);
-    if (err == cudaSuccess) {
-      cached = read;
-      cached_device = device;
-    }
+    const cudaError_t err = read_device_limits(device, read);
+    if (err != cudaSuccess) return err;
+    cached = read;
+    cached_device = device;
   }
-  if (err == cudaSuccess) dev = cached;
-  return err;
+  dev = cached;
+  return cudaSuccess;
+}
+inline cudaError_t query_device(device_limits& dev) {
+  int device = 0;
+  const cudaError_t err = cudaGetDevice(&device);
+  return err != cudaSuccess ? err : cached_device_limits(device, dev);
 }
 
 //! Blocks of policy::elementwise_threads for an element-wise kernel over n items: a thread per
@@ -89,14 +91,17 @@ inline std::atomic<unsigned long long>& tile_tags() {
   }()};
   return counter;
 }
+//! Never the zeroed mode's 0, nor all ones (memory filled with 0xff), in the tile words' 62 bits or
+//! the ticket word's low bits.
+constexpr unsigned long long tile_tag_bits = (1ull << 62) - 1;
+constexpr bool usable_tag(unsigned long long tag) {
+  const unsigned long long ticket = tag & ticket_tag_mask;
+  return tag != 0 && tag != tile_tag_bits && ticket != 0 && ticket != ticket_tag_mask;
+}
 inline unsigned long long next_tile_tag() {
-  constexpr unsigned long long tag_bits = (1ull << 62) - 1;
   for (;;) {
-    const unsigned long long tag = tile_tags().fetch_add(1, std::memory_order_relaxed) & tag_bits;
-    // Never the zeroed mode's 0, nor all ones (memory filled with 0xff), in the tile words' 62 bits or
-    // the ticket word's low bits.
-    const unsigned long long ticket = tag & ticket_tag_mask;
-    if (tag != 0 && tag != tag_bits && ticket != 0 && ticket != ticket_tag_mask) {
+    const unsigned long long tag = tile_tags().fetch_add(1, std::memory_order_relaxed) & tile_tag_bits;
+    if (usable_tag(tag)) {
       return tag;
     }
   }
@@ -253,24 +258,35 @@ inline void place_state(const plan& p, void* d_temp, std::size_t word_bytes, lau
   s.words = base + t.tile_words;
   s.group_words = p.lookback_groups ? base + t.group_words : nullptr;
 }
+//! Plans whose tiles come from the ticket word: columns and the pipelined row.
+inline bool ticketed(const plan& p) { return p.kind == strategy::columns || p.kind == strategy::pipelined; }
+//! Whether a look-back plan's state is tagged (launch_state): not on a stream being captured, and
+//! for ticketed plans only while the tickets stay below the tag bits (at most num_tiles + grid
+//! tickets: below 2^23).
+inline cudaError_t state_tagged(const plan& p, cudaStream_t stream, bool& tagged) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+  tagged = capture == cudaStreamCaptureStatusNone && (!ticketed(p) || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2)));
+  return err;
+}
+//! The launch state of a look-back plan: its tag (0: zeroed state), ticket word and tile words.
+inline void fill_state(const plan& p, void* d_temp, std::size_t word_bytes, bool tagged, launch_state& s) {
+  s.tag = tagged ? next_tile_tag() : 0;
+  s.counter = ticketed(p) ? static_cast<unsigned long long*>(d_temp) : nullptr;
+  s.stall_polls = lookback_stall_polls().load(std::memory_order_relaxed);
+  place_state(p, d_temp, word_bytes, s);
+}
 inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_bytes, cudaStream_t stream,
                                  launch_state& s) {
   if (!p.lookback) {
     return cudaSuccess;
   }
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+  bool tagged = false;
+  const cudaError_t err = state_tagged(p, stream, tagged);
   if (err != cudaSuccess) {
     return err;
   }
-  const bool ticketed = p.kind == strategy::columns || p.kind == strategy::pipelined;
-  // (At most num_tiles + grid tickets: below 2^23.)
-  const bool tagged = capture == cudaStreamCaptureStatusNone &&
-                      (!ticketed || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2)));
-  s.tag = tagged ? next_tile_tag() : 0;
-  s.counter = ticketed ? static_cast<unsigned long long*>(d_temp) : nullptr;
-  s.stall_polls = lookback_stall_polls().load(std::memory_order_relaxed);
-  place_state(p, d_temp, word_bytes, s);
+  fill_state(p, d_temp, word_bytes, tagged, s);
   return tagged ? cudaSuccess : cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
 }
 
@@ -409,11 +425,17 @@ inline bool temp_ready(const void* d_temp, std::size_t& temp_bytes, std::size_t 
   return d_temp != nullptr && err == cudaSuccess;
 }
 
+//! A call's arguments past a size query: valid pointers and aligned temp storage, unless the shape
+//! is empty.
+inline bool call_valid(const void* d_temp, Shape3 shape, bool pointers_valid) {
+  return d_temp == nullptr || is_empty(shape) || (pointers_valid && temp_aligned(d_temp));
+}
+
 //! Two-phase entry: a null `d_temp` asks for the size (always at least 1 byte, so that a size of
 //! zero can never be mistaken for a query); otherwise validates and launches.
 template <class Problem>
 cudaError_t run(caller_temp temp, const Problem& prob, Shape3 shape, cudaStream_t stream, bool pointers_valid) {
-  if (temp.d_temp != nullptr && !is_empty(shape) && !(pointers_valid && temp_aligned(temp.d_temp))) {
+  if (!call_valid(temp.d_temp, shape, pointers_valid)) {
     return cudaErrorInvalidValue;
   }
   plan p;

@@ -81,6 +81,11 @@ inline int next_pow2(std::int64_t v) {
 }
 constexpr std::int64_t max_numel = std::int64_t{1} << 62;
 
+//! Whether a shape of positive extents holds more than max_numel elements (checked without overflow).
+inline bool too_many_elements(Shape3 shape) {
+  return shape.outer > max_numel / shape.len || shape.outer * shape.len > max_numel / shape.inner;
+}
+
 //! Rejects shapes that cannot be scanned and flattens a len-1 scan into rows of one (a copy).
 //! Returns false when the plan is already final (an error, or nothing to do).
 inline bool plan_shape(Shape3& shape, plan& p) {
@@ -90,7 +95,7 @@ inline bool plan_shape(Shape3& shape, plan& p) {
     p.error = least == 0 ? nullptr : "negative extent";
     return false;
   }
-  if (shape.outer > max_numel / shape.len || shape.outer * shape.len > max_numel / shape.inner) {
+  if (too_many_elements(shape)) {
     p.valid = false;
     p.error = "more than 2^62 elements";
     return false;
@@ -100,6 +105,11 @@ inline bool plan_shape(Shape3& shape, plan& p) {
   }
   p.layout = shape;
   return true;
+}
+
+//! Whether blocks of threads * items give fewer than min_tiles tiles over numel elements.
+inline bool too_few_tiles(std::int64_t numel, int threads, int items, std::int64_t min_tiles) {
+  return ceil_div(numel, std::int64_t{threads} * items) < min_tiles;
 }
 
 //! Rows (inner == 1): tiles of threads * items consecutive elements. The block is halved from the
@@ -112,11 +122,11 @@ inline int row_block(plan& p, const kernel_variants& kernels, std::size_t acc_by
                      std::int64_t min_tiles) {
   p.items = kernels.items_of(strategy::rows, true);
   int threads = kernels.at[kernels.find(strategy::rows, p.items)].threads;
-  while (threads > policy::row_threads_min && ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles) {
+  while (threads > policy::row_threads_min && too_few_tiles(numel, threads, p.items, min_tiles)) {
     threads /= 2;
   }
   const int latency_items = kernels.items_of(strategy::rows, false);
-  const bool latency = threads == policy::row_threads_min && ceil_div(numel, std::int64_t{threads} * p.items) < min_tiles;
+  const bool latency = threads == policy::row_threads_min && too_few_tiles(numel, threads, p.items, min_tiles);
   if (latency && latency_items < p.items) {
     p.items = latency_items;
     threads = policy::row_latency_threads(acc_bytes);
@@ -150,10 +160,16 @@ inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev
 //! and the arrays are aligned for bulk copies): persistent blocks, tiles of 2 * warps * 32 * items.
 //! Temp storage: the ticket word and the tile state, at least what the row plan needs, so that a
 //! size asked for before the arrays are known holds either plan.
+//! Whether kernel v (-1: none compiled) takes the layout: one row of at least
+//! policy::pipelined_rows_min_items, shared memory the device gives, a row kernel for the size query.
+inline bool pipelined_takes(int v, Shape3 layout, const scan_types& types, const device_limits& dev) {
+  const bool one_long_row = layout.outer == 1 && layout.inner == 1 && layout.len >= policy::pipelined_rows_min_items;
+  return v >= 0 && one_long_row && types.variants.at[v].slice_bytes <= dev.smem_optin_per_block &&
+         types.variants.items_of(strategy::rows, true) > 0;
+}
 inline bool plan_pipelined(plan& p, const scan_types& types, const device_limits& dev) {
   const int v = types.variants.find(strategy::pipelined, types.variants.items_of(strategy::pipelined, true));
-  if (v < 0 || p.layout.outer != 1 || p.layout.inner != 1 || p.layout.len < policy::pipelined_rows_min_items ||
-      types.variants.at[v].slice_bytes > dev.smem_optin_per_block || types.variants.items_of(strategy::rows, true) == 0) {
+  if (!types.arrays_aligned || !pipelined_takes(v, p.layout, types, dev)) {
     return false;
   }
   const kernel_variant& k = types.variants.at[v];
@@ -229,10 +245,13 @@ struct column_planner {
   //! the tile is wider than a look-back's), then fewer columns.
   void fit_smem(const plan& q, int& lanes_x, int& lanes_y) const {
     while (smem(q, lanes_y, lanes_x) > dev.smem_per_block && lanes_x * lanes_y > 32) {
-      const bool splits_len = std::int64_t{lanes_y} * q.items >= shape.len && std::int64_t{lanes_y / 2} * q.items < shape.len;
-      const bool fewer_rows = lanes_y > 1 && (lanes_x <= lookback_lanes_x || !splits_len);
-      (fewer_rows ? lanes_y : lanes_x) /= 2;
+      (sheds_rows(q, lanes_x, lanes_y) ? lanes_y : lanes_x) /= 2;
     }
+  }
+  //! Whether a tile over the shared memory sheds thread rows (rather than columns).
+  bool sheds_rows(const plan& q, int lanes_x, int lanes_y) const {
+    const bool splits_len = std::int64_t{lanes_y} * q.items >= shape.len && std::int64_t{lanes_y / 2} * q.items < shape.len;
+    return lanes_y > 1 && (lanes_x <= lookback_lanes_x || !splits_len);
   }
 
   //! The plan's tile from its lanes.
@@ -275,6 +294,11 @@ struct column_planner {
     }
   }
 
+  //! A look-back plan wider than a look-back tile, from a pass that allowed it.
+  bool too_wide_to_look_back(const plan& q, int max_lanes_x) const {
+    return q.lookback && q.lanes_x > lookback_lanes_x && max_lanes_x > lookback_lanes_x;
+  }
+
   //! Passes: uncapped; then, for a plan that looks back, at most lookback_lanes_x wide; then, for a
   //! small problem whose chains exceed a window, narrower tiles (more, shorter chains) if one fits.
   plan search(int start_threads, int items) const {
@@ -285,7 +309,7 @@ struct column_planner {
     for (int max_lanes_x = 1 << 30;;) {
       q = largest_block(q, start_threads, std::min(want_x, max_lanes_x));
       q.lookback = q.len_tiles > 1;
-      if (q.lookback && q.lanes_x > lookback_lanes_x && max_lanes_x > lookback_lanes_x) {
+      if (too_wide_to_look_back(q, max_lanes_x)) {
         max_lanes_x = lookback_lanes_x;  // a look-back tile is at most lookback_lanes_x wide
         continue;
       }
@@ -315,6 +339,12 @@ inline void plan_column_state(plan& p, const scan_types& types) {
 //! The column plan: the search at the kernel's rows per thread; latency-bound plans with fewer rows
 //! (policy::column_items_latency); look-backs along many chains from small blocks (more tiles in
 //! flight per SM); then the plan's shared memory and temp storage.
+//! A look-back plan of larger blocks along many chains (policy::column_many_chains_per_sm or more
+//! per SM), which small blocks serve better (more tiles in flight per SM).
+inline bool many_chains(const plan& p, const device_limits& dev) {
+  return p.lookback && p.block_threads > policy::column_threads_many_chains &&
+         p.layout.outer * p.col_chunks >= std::int64_t{policy::column_many_chains_per_sm} * dev.sm_count;
+}
 inline void plan_columns(plan& p, const scan_types& types, const device_limits& dev) {
   const column_planner planner(p, types, dev);
   const Shape3 shape = p.layout;
@@ -324,8 +354,7 @@ inline void plan_columns(plan& p, const scan_types& types, const device_limits& 
   if (latency_items < p.items && p.num_tiles < planner.min_tiles) {
     p = planner.search(policy::column_threads, latency_items);
   }
-  if (p.lookback && p.block_threads > policy::column_threads_many_chains &&
-      shape.outer * p.col_chunks >= std::int64_t{policy::column_many_chains_per_sm} * dev.sm_count) {
+  if (many_chains(p, dev)) {
     p = planner.search(policy::column_threads_many_chains, p.items);
   }
   p.smem_bytes = planner.smem(p, p.lanes_y, p.lanes_x);
@@ -343,15 +372,13 @@ inline unsigned first_poll_ns(const plan& p, const device_limits& dev) {
 //! The grid (blocks loop over tiles when there are more than a grid holds), look-back polling and
 //! the L2 prefetch distance.
 inline void plan_launch(plan& p, const device_limits& dev) {
-  p.grid = std::min(p.num_tiles, std::int64_t{dev.max_grid_x});
-  if (p.kind == strategy::pipelined) {  // persistent: the blocks that fit at once
-    p.grid = std::min<std::int64_t>(p.num_tiles, std::int64_t{policy::pipelined_rows_blocks_per_sm} * dev.sm_count);
-    p.device = dev.device;
-    p.sm_count = dev.sm_count;
-    return;
-  }
   p.device = dev.device;
   p.sm_count = dev.sm_count;
+  if (p.kind == strategy::pipelined) {  // persistent: the blocks that fit at once
+    p.grid = std::min<std::int64_t>(p.num_tiles, std::int64_t{policy::pipelined_rows_blocks_per_sm} * dev.sm_count);
+    return;
+  }
+  p.grid = std::min(p.num_tiles, std::int64_t{dev.max_grid_x});
   p.first_poll_ns = first_poll_ns(p, dev);
   if (p.lookback) {
     p.smem_bytes = std::max<std::size_t>(p.smem_bytes, 16);  // the tile ticket's scratch (tile_state.cuh, for_each_tile)
@@ -371,6 +398,15 @@ inline std::int64_t run_sum_rows(std::int64_t S, std::int64_t groups) {
   return std::max(policy::run_sum_min_rows, (S + ranges_wanted - 1) / ranges_wanted);
 }
 
+//! A row plan for inner == 1 (problems that compile a row kernel), else a column plan.
+inline void plan_scan(plan& p, const scan_types& types, const device_limits& dev) {
+  if (p.layout.inner == 1 && types.variants.items_of(strategy::rows, true) > 0) {
+    plan_rows(p, types, dev);
+  } else {
+    plan_columns(p, types, dev);
+  }
+}
+
 //! Solves the launch configuration of a scan along `len` of `shape`: a row kernel for inner == 1
 //! (problems that compile one), else a column kernel.
 inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
@@ -378,11 +414,8 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   if (!plan_shape(shape, p)) {
     return p;
   }
-  const bool pipelined = types.arrays_aligned && plan_pipelined(p, types, dev);
-  if (!pipelined && shape.inner == 1 && types.variants.items_of(strategy::rows, true) > 0) {
-    plan_rows(p, types, dev);
-  } else if (!pipelined) {
-    plan_columns(p, types, dev);
+  if (!plan_pipelined(p, types, dev)) {
+    plan_scan(p, types, dev);
   }
   plan_launch(p, dev);
   return p;

@@ -57,15 +57,18 @@ struct kernel_bounds {
   int threads;
   int min_blocks_per_sm;
 };
+//! Blocks of 128 threads per SM of in-place rows: (value, index) accumulators by input size, other
+//! exact or 4-byte ones 6, the rest 4.
+constexpr int row_in_place_blocks(std::size_t in_bytes, bool exact, std::size_t acc_bytes) {
+  if (acc_bytes >= 16) {
+    return in_bytes >= 8 ? 5 : (in_bytes == 4 ? 6 : 8);
+  }
+  return exact || in_bytes == 4 ? 6 : 4;
+}
 //! The most blocks per SM that neither spilled nor lost: in place 128 threads by type, else 2x256.
 constexpr kernel_bounds row_kernel_bounds(bool rows_in_place, std::size_t in_bytes, bool exact, std::size_t acc_bytes = 0) {
-  if (rows_in_place && acc_bytes >= 16) {
-    return {128, in_bytes >= 8 ? 5 : (in_bytes == 4 ? 6 : 8)};
-  }
-  if (rows_in_place) {
-    return {128, exact || in_bytes == 4 ? 6 : 4};
-  }
-  return {row_threads_max, row_min_blocks_per_sm};
+  return rows_in_place ? kernel_bounds{128, row_in_place_blocks(in_bytes, exact, acc_bytes)}
+                       : kernel_bounds{row_threads_max, row_min_blocks_per_sm};
 }
 //! Tiles per SM below which a row problem is latency-bound.
 constexpr int row_min_tiles_per_sm = 2;
