@@ -152,12 +152,25 @@ struct problem_kernels {
   static constexpr kernel_variants variants() {
     kernel_variants v{};
     if constexpr (row_kernel) {
-      constexpr std::size_t slice = row_slices<Problem, row_items>::warp_bytes;
-      v.add({strategy::rows, row_items, 1, row_policy<row_items>::threads, slice, false});
-      if (row_latency_items != row_items) {
-        v.add({strategy::rows, row_latency_items, 1, row_policy<row_latency_items>::threads, slice, false});
-      }
+      add_rows(v);
     }
+    add_columns(v);
+    if constexpr (pipelined_kernel) {
+      v.add({strategy::pipelined, pipe.items, pipe.warps, pipelined_policy::threads,
+             pipelined_rows<pipelined_policy, Problem>::smem_bytes, false, pipe.stages});
+    }
+    return v;
+  }
+  //! The row kernel, and the latency row kernel where its items differ.
+  static constexpr void add_rows(kernel_variants& v) {
+    constexpr std::size_t slice = row_slices<Problem, row_items>::warp_bytes;
+    v.add({strategy::rows, row_items, 1, row_policy<row_items>::threads, slice, false});
+    if (row_latency_items != row_items) {
+      v.add({strategy::rows, row_latency_items, 1, row_policy<row_latency_items>::threads, slice, false});
+    }
+  }
+  //! The column kernels by rows (the short, the main, the wide one), the odd twin last.
+  static constexpr void add_columns(kernel_variants& v) {
     constexpr std::size_t plain = column_slice_bytes<input_t, column_items, column_vec>();
     constexpr std::size_t wide = column_slice_bytes<input_t, column_wide_items, column_vec>();
     if (column_small_items < column_items) {
@@ -170,11 +183,6 @@ struct problem_kernels {
     if (odd_kernel) {
       v.add({strategy::columns, column_wide_items, column_vec, column_policy<column_wide_items>::threads, wide, true});
     }
-    if constexpr (pipelined_kernel) {
-      v.add({strategy::pipelined, pipe.items, pipe.warps, pipelined_policy::threads,
-             pipelined_rows<pipelined_policy, Problem>::smem_bytes, false, pipe.stages});
-    }
-    return v;
   }
   //! The types of a call: the pipelined kernel only for 16-byte aligned arrays (bulk copies).
   static scan_types types(const Problem& prob) {
