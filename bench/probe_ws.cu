@@ -326,7 +326,7 @@ void try_config(const char* type, const T* in, T* out, const T* ref, std::int64_
 //! over a tail that bulk copies cannot take whole (n - 3), checked against CUB on both.
 template <class T, int Warps, int Items, int Stages>
 struct lib_policy {
-  static constexpr int warps = Warps, items = Items, stages = Stages, threads = 2 * Warps * 32 + 64;
+  static constexpr int warps = Warps, items = Items, stages = Stages, threads = 2 * Warps * 32 + 64, min_blocks = 1;
   static constexpr bool exact = std::is_integral_v<T>;
   using lookback_policy = fastscan::policy::lookback;
 };

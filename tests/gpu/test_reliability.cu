@@ -123,29 +123,39 @@ struct cummax_call : call {
   }
 };
 
-//! cumsum or exclusive_cumsum of int32 into int64, or the generic scan with max over int32.
+//! cumsum or exclusive_cumsum of int32 into int64 or of int64 (one long row of them is pipelined on
+//! aligned arrays), or the generic scan with max over int32.
 struct sum_call : call {
-  enum kind_t { inclusive, exclusive, generic_max } kind;
+  enum kind_t { inclusive, exclusive, generic_max, inclusive64, exclusive64 } kind;
   fastscan::Shape3 s;
   std::size_t n;
   device_buffer<std::int32_t> in, out32;
-  device_buffer<std::int64_t> out64;
+  device_buffer<std::int64_t> in64, out64;
   std::vector<std::int64_t> want;
+  static bool int64_in(kind_t k) { return k == inclusive64 || k == exclusive64; }
   sum_call(kind_t k, fastscan::Shape3 shape)
-      : call(std::string(k == inclusive ? "cumsum " : k == exclusive ? "exclusive_cumsum " : "inclusive_scan max ") +
-             shape_name(shape)),
-        kind(k), s(shape), n(static_cast<std::size_t>(s.outer * s.len * s.inner)), in(n + 1), out32(k == generic_max ? n + 1 : 0),
-        out64(k == generic_max ? 0 : n + 1) {}
+      : call(std::string(k == inclusive || k == inclusive64 ? "cumsum "
+                         : k == generic_max                 ? "inclusive_scan max "
+                                                            : "exclusive_cumsum ") +
+             (int64_in(k) ? "int64 " : "") + shape_name(shape)),
+        kind(k), s(shape), n(static_cast<std::size_t>(s.outer * s.len * s.inner)), in(int64_in(k) ? 0 : n + 1),
+        out32(k == generic_max ? n + 1 : 0), in64(int64_in(k) ? n + 1 : 0), out64(k == generic_max ? 0 : n + 1) {}
   cudaError_t launch(void* temp, std::size_t& bytes, cudaStream_t stream) override {
     switch (kind) {
       case inclusive: return fastscan::cumsum(temp, bytes, at(in), at(out64), s, stream);
       case exclusive: return fastscan::exclusive_cumsum(temp, bytes, at(in), at(out64), s, stream);
+      case inclusive64: return fastscan::cumsum(temp, bytes, at(in64), at(out64), s, stream);
+      case exclusive64: return fastscan::exclusive_cumsum(temp, bytes, at(in64), at(out64), s, stream);
       default: return fastscan::inclusive_scan(temp, bytes, at(in), at(out32), max_int{}, s, stream);
     }
   }
   void refill(std::uint64_t seed) override {
     const auto h = random_values<std::int32_t>(n, seed);
-    upload(in, h);
+    if (int64_in(kind)) {
+      upload(in64, std::vector<std::int64_t>(h.begin(), h.end()));
+    } else {
+      upload(in, h);
+    }
     want.assign(n, 0);
     for (std::int64_t o = 0; o < s.outer; ++o) {
       for (std::int64_t c = 0; c < s.inner; ++c) {
@@ -154,9 +164,9 @@ struct sum_call : call {
           const auto at = static_cast<std::size_t>((o * s.len + i) * s.inner + c);
           const std::int64_t x = h[at];
           if (kind == generic_max) run = i == 0 ? x : std::max(run, x);
-          if (kind == exclusive) want[at] = run;
+          if (kind == exclusive || kind == exclusive64) want[at] = run;
           if (kind != generic_max) run += x;
-          if (kind != exclusive) want[at] = run;
+          if (kind != exclusive && kind != exclusive64) want[at] = run;
         }
       }
     }
@@ -320,6 +330,9 @@ std::vector<std::unique_ptr<call>> every_entry_point() {
   calls.push_back(std::make_unique<sum_call>(sum_call::inclusive, fastscan::Shape3{3, 100003, 1}));
   calls.push_back(std::make_unique<sum_call>(sum_call::exclusive, fastscan::Shape3{1, 65537, 7}));
   calls.push_back(std::make_unique<sum_call>(sum_call::generic_max, fastscan::Shape3{1, 200003, 2}));
+  // One long row of int64: pipelined (a tail bulk copies cannot take whole), or rows when misaligned.
+  calls.push_back(std::make_unique<sum_call>(sum_call::inclusive64, fastscan::Shape3{1, (std::int64_t{1} << 20) + 5, 1}));
+  calls.push_back(std::make_unique<sum_call>(sum_call::exclusive64, fastscan::Shape3{1, 3000017, 1}));
   calls.push_back(std::make_unique<segmented_call>(segmented_call::cumsum, 50021, 5));
   calls.push_back(std::make_unique<segmented_call>(segmented_call::scan_max, 30011, 8));
   calls.push_back(std::make_unique<segmented_call>(segmented_call::sums, 40009, 16));
@@ -547,6 +560,7 @@ std::vector<std::unique_ptr<call>> long_scans() {
   calls.push_back(std::make_unique<cummax_call>(fastscan::Shape3{1, std::int64_t{1} << 20, 1}));
   calls.push_back(std::make_unique<cummax_call>(fastscan::Shape3{1, std::int64_t{1} << 14, 64}));
   calls.push_back(std::make_unique<sum_call>(sum_call::inclusive, fastscan::Shape3{1, std::int64_t{1} << 19, 3}));
+  calls.push_back(std::make_unique<sum_call>(sum_call::inclusive64, fastscan::Shape3{1, std::int64_t{1} << 21, 1}));  // pipelined
   calls.push_back(std::make_unique<segmented_call>(segmented_call::cumsum, std::int64_t{1} << 16, 16));
   return calls;
 }

@@ -138,6 +138,36 @@ int kernel_lookback_window(const plan& p, bool exact) { return 32 / kernel_lookb
   } while (false)
 
 //! Every property of one plan that needs no enumeration of its tiles.
+//! A pipelined plan: one long row of aligned arrays, persistent blocks that fit two to an SM with
+//! the shared memory they opt in to, tiles of the kernel's squad that cover the row once, and temp
+//! storage for the tickets, the tile state and the row plan that misaligned arrays would take.
+template <class Context>
+void check_pipelined(const plan& p, Shape3 s, const scan_types& types, const device_limits& dev, Context&& context) {
+  const auto& k = types.variants.at[p.variant];
+  const std::int64_t numel = s.outer * s.len * s.inner;
+  PLAN_CHECK(k.kind == strategy::pipelined);
+  PLAN_CHECK(types.arrays_aligned);
+  PLAN_CHECK(p.layout.outer == 1);
+  PLAN_CHECK(p.layout.inner == 1);
+  PLAN_CHECK(numel >= policy::pipelined_rows_min_items);
+  PLAN_CHECK(p.block_threads == k.threads);
+  PLAN_CHECK(k.threads == 2 * 32 * k.vec + 64);  // two squads, the producer and the look-back warp
+  PLAN_CHECK(k.items % 2 == 1);                  // a warp's threads read different banks
+  PLAN_CHECK(p.tile_items == std::int64_t{k.vec} * 32 * k.items);
+  PLAN_CHECK(p.num_tiles * p.tile_items >= numel);
+  PLAN_CHECK((p.num_tiles - 1) * p.tile_items < numel);
+  PLAN_CHECK(p.grid == std::min<std::int64_t>(p.num_tiles, std::int64_t{policy::pipelined_rows_blocks_per_sm} * dev.sm_count));
+  PLAN_CHECK(p.smem_bytes == k.slice_bytes);
+  PLAN_CHECK(p.smem_bytes <= dev.smem_optin_per_block);
+  PLAN_CHECK(p.lookback);
+  PLAN_CHECK(p.temp_bytes >= 16 + static_cast<std::size_t>(p.num_tiles) * types.word_bytes);
+  scan_types misaligned = types;
+  misaligned.arrays_aligned = false;
+  const plan rows = fastscan::detail::make_plan(s, misaligned, dev);
+  PLAN_CHECK(rows.kind == strategy::rows);
+  PLAN_CHECK(p.temp_bytes >= rows.temp_bytes);
+}
+
 plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, const std::string& where) {
   const auto p = fastscan::detail::make_plan(s, types, dev);
   const auto context = [&] { return where + " " + shape_name(s) + " " + (p.error ? p.error : ""); };
@@ -154,10 +184,14 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
   PLAN_CHECK(p.block_threads >= 32);
   PLAN_CHECK(p.block_threads <= 1024);
   PLAN_CHECK(p.lanes_x * p.lanes_y == p.block_threads);
-  PLAN_CHECK(pow2(p.lanes_x));
-  PLAN_CHECK(pow2(p.lanes_y));
   PLAN_CHECK(p.grid >= 1);
   PLAN_CHECK(p.grid <= dev.max_grid_x);
+  if (p.kind == strategy::pipelined) {
+    check_pipelined(p, s, types, dev, context);
+    return p;
+  }
+  PLAN_CHECK(pow2(p.lanes_x));
+  PLAN_CHECK(pow2(p.lanes_y));
   // Blocks loop over tiles only when the grid cannot hold one per tile (dispatch then takes tiles
   // from a counter).
   PLAN_CHECK(p.grid == std::min(p.num_tiles, dev.max_grid_x));
@@ -296,6 +330,10 @@ void check_coverage(Shape3 s, const scan_types& types, const device_limits& dev)
         const std::int64_t first = tile * p.tile_items + std::int64_t{t} * p.items;
         for (std::int64_t i = first; i < std::min(first + p.items, numel); ++i) mark(i);
       }
+    }
+  } else if (p.kind == strategy::pipelined) {
+    for (std::int64_t tile = 0; tile < p.num_tiles; ++tile) {
+      for (std::int64_t i = tile * p.tile_items; i < std::min((tile + 1) * p.tile_items, numel); ++i) mark(i);
     }
   } else if (p.kind == strategy::columns) {
     const std::int64_t chains = l.outer * p.col_chunks;
@@ -457,9 +495,9 @@ TEST_CASE("row kernels' launch bounds are launchable and fit an SM", "[host][pla
     CHECK(b.threads * b.min_blocks_per_sm <= 2048);
     CHECK(b.min_blocks_per_sm * (fastscan::detail::row_smem(b.threads, t.flagged_bytes, t.variants.at[row].slice_bytes).bytes + reserved_per_block) <= sm_smem);
     // The solver starts from the kernel's block, whatever the device allows: a problem large
-    // enough for every SM keeps it.
+    // enough for every SM keeps it. (Rows of two: one long row may take the pipelined kernel.)
     for (const auto& dev : {h200, limits(132, 2147483647, 227 * 1024)}) {
-      const auto p = fastscan::detail::make_plan({1, std::int64_t{1} << 28, 1}, t, dev);
+      const auto p = fastscan::detail::make_plan({2, std::int64_t{1} << 27, 1}, t, dev);
       REQUIRE(p.kind == strategy::rows);
       CHECK(p.block_threads == b.threads);
     }
@@ -542,15 +580,18 @@ TEST_CASE("a plan in words names its region: rows with or without a look-back, c
     const auto words = [&](Shape3 s) { return describe(s, make_plan(s, t, h200), t); };
     const auto has = [](const std::string& text, const char* part) { return text.find(part) != std::string::npos; };
     const bool rows = t.variants.items_of(strategy::rows, true) > 0;
-    const plan long_row = make_plan(Shape3{1, std::int64_t{1} << 24, 1}, t, h200);
+    const plan long_row = make_plan(Shape3{2, std::int64_t{1} << 23, 1}, t, h200);
     if (rows) {
-      // One long row looks back; rows that pack whole into every tile (a tile's length is a
-      // multiple of theirs) do not, and one element more per row makes them straddle tiles.
-      CHECK(has(words(Shape3{1, std::int64_t{1} << 24, 1}), "rows: flat tiles"));
-      CHECK(has(words(Shape3{1, std::int64_t{1} << 24, 1}), "a decoupled look-back carries rows across tiles"));
+      // Long rows look back; rows that pack whole into every tile (a tile's length is a multiple
+      // of theirs) do not, and one element more per row makes them straddle tiles.
+      CHECK(has(words(Shape3{2, std::int64_t{1} << 23, 1}), "rows: flat tiles"));
+      CHECK(has(words(Shape3{2, std::int64_t{1} << 23, 1}), "a decoupled look-back carries rows across tiles"));
       const std::int64_t row = long_row.tile_items / 4;
       CHECK(has(words(Shape3{std::int64_t{1} << 14, row, 1}), "no look-back: every tile starts at a row"));
       CHECK(has(words(Shape3{std::int64_t{1} << 14, row + 1, 1}), "a decoupled look-back"));
+    }
+    if (t.variants.items_of(strategy::pipelined, true) > 0) {
+      CHECK(has(words(Shape3{1, std::int64_t{1} << 24, 1}), "one long row, pipelined"));
     }
     CHECK(has(words(Shape3{1, std::int64_t{1} << 22, 16}), "columns: tiles of"));
     CHECK(has(words(Shape3{1, std::int64_t{1} << 22, 16}), "chains of"));
@@ -580,4 +621,26 @@ TEST_CASE("temp storage carves into pieces 256 bytes apart, and a null base only
   CHECK(fastscan::detail::temp_piece(1) == 256);
   CHECK(fastscan::detail::temp_piece(256) == 256);
   CHECK(fastscan::detail::temp_piece(257) == 512);
+}
+
+TEST_CASE("one long row of 8-byte sums takes the pipelined kernel, on aligned arrays only", "[host][plan]") {
+  for (const auto& e : entry_point_types()) {
+    CAPTURE(e.name);
+    const bool pipelined = e.types.variants.items_of(strategy::pipelined, true) > 0;
+    CHECK(pipelined == (e.name == "cumsum int64" || e.name == "cumsum float64"));
+    if (!pipelined) {
+      continue;
+    }
+    const std::int64_t min = policy::pipelined_rows_min_items;
+    for (const Shape3 s : {Shape3{1, min, 1}, Shape3{1, (std::int64_t{1} << 28) + 3, 1}}) {
+      CHECK(fastscan::detail::make_plan(s, e.types, h200).kind == strategy::pipelined);
+    }
+    // Shorter rows, several rows, columns: the row and column kernels.
+    for (const Shape3 s : {Shape3{1, min - 1, 1}, Shape3{2, min, 1}, Shape3{1, min, 2}}) {
+      CHECK(fastscan::detail::make_plan(s, e.types, h200).kind != strategy::pipelined);
+    }
+    scan_types misaligned = e.types;
+    misaligned.arrays_aligned = false;
+    CHECK(fastscan::detail::make_plan(Shape3{1, min, 1}, misaligned, h200).kind == strategy::rows);
+  }
 }

@@ -94,6 +94,8 @@ struct pipelined_rows {
   static constexpr int tile_items = squad * items;
   static constexpr int stage_bytes = (tile_items * static_cast<int>(sizeof(T)) + 127) / 128 * 128;
   using shared_t = pipelined_shared<acc_t, warps, stages>;
+  //! The block's dynamic shared memory (over the 48 KB default: the launcher opts in).
+  static constexpr std::size_t smem_bytes = std::size_t{stages} * stage_bytes + sizeof(shared_t);
   static_assert(sizeof(T) == sizeof(acc_t) && sizeof(typename Problem::output_t) == sizeof(T),
                 "the stage is scanned in place: inputs, accumulators and outputs of one size");
 
@@ -279,7 +281,7 @@ struct pipelined_rows {
 //! the look-back warp; persistent blocks (as many as fit at once).
 FASTSCAN_KERNELS_BEGIN
 template <class Policy, class Problem>
-FASTSCAN_KERNEL __launch_bounds__(Policy::threads) void pipelined_rows_kernel(Problem prob, pipelined_row_params p) {
+FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void pipelined_rows_kernel(Problem prob, pipelined_row_params p) {
   extern __shared__ __align__(16) unsigned char smem[];  // (bulk copies need 16-byte alignment)
   const pipelined_rows<Policy, Problem> block{prob, p, smem};
   auto& s = block.sh();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fastscan/device/column_scan.cuh>
+#include <fastscan/device/pipelined_rows.cuh>
 #include <fastscan/device/row_scan.cuh>
 #include <fastscan/detail/overlap.hpp>
 #include <fastscan/plan/kernel_policy.hpp>
@@ -22,14 +23,16 @@ namespace detail {
 
 //! The attributes of `device` the solver needs.
 inline cudaError_t read_device_limits(int device, device_limits& dev) {
-  int sms = 0, grid_x = 0, smem = 0;
+  int sms = 0, grid_x = 0, smem = 0, optin = 0;
   cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&grid_x, cudaDevAttrMaxGridDimX, device);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlock, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   dev.device = device;
   dev.sm_count = sms;
   dev.max_grid_x = grid_x;
   dev.smem_per_block = static_cast<std::size_t>(smem);
+  dev.smem_optin_per_block = static_cast<std::size_t>(optin);
   return err;
 }
 
@@ -127,6 +130,17 @@ struct problem_kernels {
   static constexpr bool odd_kernel = column_unit_rows<input_t, column_wide_items, column_vec> &&
                                      std::is_pointer_v<decltype(Problem::in)>;
 
+  //! One long row through the pipelined kernel: its tuning gives it a shape, the inputs are an
+  //! array, and one output array of the inputs' size is formed from plain folds (no heads, no
+  //! unit sums).
+  static constexpr policy::pipelined_shape pipe = tune::pipelined();
+  static constexpr bool pipelined_kernel = pipe.warps > 0 && std::is_pointer_v<decltype(Problem::in)> &&
+                                           !has_side_output<Problem> && !has_row_heads<Problem>::value &&
+                                           !has_complete_folds<Problem>::value && !has_unit_sums<Problem>::value &&
+                                           sizeof(input_t) == sizeof(acc_t) &&
+                                           sizeof(typename Problem::output_t) == sizeof(input_t);
+  using pipelined_policy = policy::pipelined_row_kernel<pipe.warps, pipe.items, pipe.stages, exact>;
+
   template <int Items>
   using row_policy = policy::row_kernel<Items, exact, rows_in_place<Problem>, tune>;
   template <int Items>
@@ -141,6 +155,10 @@ struct problem_kernels {
       add_rows(v);
     }
     add_columns(v);
+    if constexpr (pipelined_kernel) {
+      v.add({strategy::pipelined, pipe.items, pipe.warps, pipelined_policy::threads,
+             pipelined_rows<pipelined_policy, Problem>::smem_bytes, false, pipe.stages});
+    }
     return v;
   }
   //! The row kernel, and the latency row kernel where its items differ.
@@ -165,6 +183,15 @@ struct problem_kernels {
     if (odd_kernel) {
       v.add({strategy::columns, column_wide_items, column_vec, column_policy<column_wide_items>::threads, wide, true});
     }
+  }
+  //! The types of a call: the pipelined kernel only for 16-byte aligned arrays (bulk copies).
+  static scan_types types(const Problem& prob) {
+    scan_types t = types();
+    if constexpr (pipelined_kernel) {
+      t.arrays_aligned = reinterpret_cast<std::uintptr_t>(prob.in) % 16 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(prob.out) % 16 == 0;
+    }
+    return t;
   }
   static scan_types types() {
     scan_types t{};
@@ -239,20 +266,21 @@ inline void place_state(const plan& p, void* d_temp, std::size_t word_bytes, lau
   s.words = base + t.tile_words;
   s.group_words = p.lookback_groups ? base + t.group_words : nullptr;
 }
+//! Plans whose tiles come from the ticket word: columns and the pipelined row.
+inline bool ticketed(const plan& p) { return p.kind == strategy::columns || p.kind == strategy::pipelined; }
 //! Whether a look-back plan's state is tagged (launch_state): not on a stream being captured, and
 //! for ticketed plans only while the tickets stay below the tag bits (at most num_tiles + grid
 //! tickets: below 2^23).
 inline cudaError_t state_tagged(const plan& p, cudaStream_t stream, bool& tagged) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   const cudaError_t err = cudaStreamIsCapturing(stream, &capture);
-  const bool ticketed = p.kind == strategy::columns;
-  tagged = capture == cudaStreamCaptureStatusNone && (!ticketed || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2)));
+  tagged = capture == cudaStreamCaptureStatusNone && (!ticketed(p) || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2)));
   return err;
 }
 //! The launch state of a look-back plan: its tag (0: zeroed state), ticket word and tile words.
 inline void fill_state(const plan& p, void* d_temp, std::size_t word_bytes, bool tagged, launch_state& s) {
   s.tag = tagged ? next_tile_tag() : 0;
-  s.counter = p.kind == strategy::columns ? static_cast<unsigned long long*>(d_temp) : nullptr;
+  s.counter = ticketed(p) ? static_cast<unsigned long long*>(d_temp) : nullptr;
   s.stall_polls = lookback_stall_polls().load(std::memory_order_relaxed);
   place_state(p, d_temp, word_bytes, s);
 }
@@ -268,6 +296,22 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   }
   fill_state(p, d_temp, word_bytes, tagged, s);
   return tagged ? cudaSuccess : cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
+}
+
+//! Lets `kernel` use `bytes` of dynamic shared memory on `device` (past the 48 KB default), once
+//! per device and kernel (each instantiation has its own flags).
+template <class Kernel>
+cudaError_t opt_in_smem(Kernel kernel, int device, std::size_t bytes) {
+  static std::atomic<unsigned long long> done{0};
+  const unsigned long long bit = device >= 0 && device < 64 ? 1ull << device : 0ull;
+  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) {
+    return cudaSuccess;
+  }
+  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  if (err == cudaSuccess) {
+    done.fetch_or(bit, std::memory_order_relaxed);
+  }
+  return err;
 }
 
 //! Launches the kernels of one problem type for a plan.
@@ -320,11 +364,23 @@ struct launcher {
     return c;
   }
 
+  //! The pipelined kernel's parameters.
+  pipelined_row_params pipelined_params(const launch_state& s) const {
+    return {p.layout.len, p.num_tiles, s.counter, s.words, s.tag};
+  }
+
   //! Kernel I of the problem's list.
   template <int I>
   cudaError_t launch_variant(const launch_state& s) const {
     constexpr kernel_variant v = k::variants().at[I];
-    if constexpr (v.kind == strategy::rows) {
+    if constexpr (v.kind == strategy::pipelined) {
+      const auto kernel = pipelined_rows_kernel<typename k::pipelined_policy, Problem>;
+      const cudaError_t err = opt_in_smem(kernel, p.device, v.slice_bytes);
+      if (err != cudaSuccess) {
+        return err;
+      }
+      kernel<<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, pipelined_params(s));
+    } else if constexpr (v.kind == strategy::rows) {
       const positional_heads heads{p.layout.len, divisor(p.layout.len)};
       row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>
           <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, row_params(s), heads);
@@ -391,7 +447,9 @@ cudaError_t run(caller_temp temp, const Problem& prob, Shape3 shape, cudaStream_
     return cudaErrorInvalidValue;
   }
   plan p;
-  cudaError_t err = solve(shape, problem_kernels<Problem>::types(), p);
+  // A size query holds every plan: it may come before the arrays are known.
+  cudaError_t err = solve(
+      shape, temp.d_temp == nullptr ? problem_kernels<Problem>::types() : problem_kernels<Problem>::types(prob), p);
   // (An empty plan needs no temp storage: its size answers a query, and any call passes.)
   if (err != cudaSuccess || !temp_ready(temp.d_temp, temp.temp_bytes, p.temp_bytes, err) || p.kind == strategy::empty) {
     return err;
@@ -418,7 +476,7 @@ cudaError_t run(stream_temp, const Problem& prob, Shape3 shape, cudaStream_t str
     return cudaErrorInvalidValue;
   }
   plan p;
-  const cudaError_t err = solve(shape, problem_kernels<Problem>::types(), p);
+  const cudaError_t err = solve(shape, problem_kernels<Problem>::types(prob), p);
   if (err != cudaSuccess || p.kind == strategy::empty) {
     return err;
   }

@@ -27,6 +27,19 @@ struct row_kernel {
   using lookback_policy = lookback;
 };
 
+//! The pipelined row kernel: squads of Warps warps (reduce, scan-store), a producer warp and a
+//! look-back warp; Items per thread, Stages in the ring.
+template <int Warps, int Items, int Stages, bool Exact>
+struct pipelined_row_kernel {
+  static constexpr int warps = Warps;
+  static constexpr int items = Items;
+  static constexpr int stages = Stages;
+  static constexpr int threads = 2 * Warps * 32 + 64;
+  static constexpr int min_blocks = pipelined_rows_blocks_per_sm;
+  static constexpr bool exact = Exact;
+  using lookback_policy = lookback;
+};
+
 //! A column kernel: rows and columns per thread, launch bounds (the problem's Tuning), and its
 //! compile-time paths.
 template <int Items, bool Exact, class Tuning>

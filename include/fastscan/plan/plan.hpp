@@ -23,6 +23,7 @@ struct device_limits {
   int sm_count = 132;
   std::int64_t max_grid_x = 2147483647;
   std::size_t smem_per_block = 48 * 1024;
+  std::size_t smem_optin_per_block = 227 * 1024;  //!< what a kernel may opt in to (sm_90)
 };
 
 //! Sizes of the types a scan moves and keeps, and the kernels its problem type compiles.
@@ -36,6 +37,7 @@ struct scan_types {
   bool exact = true;  //!< the operator is exactly associative (is_exactly_associative; not float sums)
   kernel_variants variants;  //!< the kernels, in the launcher's numbering (problem_kernels)
   int column_latency_items = 0;  //!< rows per thread of latency-bound column plans (the tuning's)
+  bool arrays_aligned = true;  //!< inputs and outputs 16-byte aligned: the pipelined kernel may run
 };
 
 //! A launch plan. Describes a layout (tiles over [outer, len, inner]), not a special case.
@@ -152,6 +154,38 @@ inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev
   if (p.lookback) {
     p.temp_bytes = lookback_temp(p.num_tiles, 1, types.word_bytes, false).bytes;
   }
+}
+
+//! One long row through the pipelined kernel (when the problem compiles one, the row is long enough
+//! and the arrays are aligned for bulk copies): persistent blocks, tiles of 2 * warps * 32 * items.
+//! Temp storage: the ticket word and the tile state, at least what the row plan needs, so that a
+//! size asked for before the arrays are known holds either plan.
+//! Whether kernel v (-1: none compiled) takes the layout: one row of at least
+//! policy::pipelined_rows_min_items, shared memory the device gives, a row kernel for the size query.
+inline bool pipelined_takes(int v, Shape3 layout, const scan_types& types, const device_limits& dev) {
+  const bool one_long_row = layout.outer == 1 && layout.inner == 1 && layout.len >= policy::pipelined_rows_min_items;
+  return v >= 0 && one_long_row && types.variants.at[v].slice_bytes <= dev.smem_optin_per_block &&
+         types.variants.items_of(strategy::rows, true) > 0;
+}
+inline bool plan_pipelined(plan& p, const scan_types& types, const device_limits& dev) {
+  const int v = types.variants.find(strategy::pipelined, types.variants.items_of(strategy::pipelined, true));
+  if (!types.arrays_aligned || !pipelined_takes(v, p.layout, types, dev)) {
+    return false;
+  }
+  const kernel_variant& k = types.variants.at[v];
+  plan rows = p;
+  plan_rows(rows, types, dev);
+  p.kind = strategy::pipelined;
+  p.variant = v;
+  p.items = k.items;
+  p.block_threads = p.lanes_x = k.threads;
+  p.lanes_y = 1;
+  p.tile_items = std::int64_t{k.vec} * 32 * k.items;
+  p.len_tiles = p.num_tiles = ceil_div(p.layout.len, p.tile_items);
+  p.smem_bytes = k.slice_bytes;
+  p.lookback = true;  // (the ticket word and the tile state, however many tiles)
+  p.temp_bytes = std::max(lookback_temp(p.num_tiles, 1, types.word_bytes, false).bytes, rows.temp_bytes);
+  return true;
 }
 
 //! Columns (inner > 1): lanes_x threads cover the contiguous columns (vec each), lanes_y the scan
@@ -338,9 +372,13 @@ inline unsigned first_poll_ns(const plan& p, const device_limits& dev) {
 //! The grid (blocks loop over tiles when there are more than a grid holds), look-back polling and
 //! the L2 prefetch distance.
 inline void plan_launch(plan& p, const device_limits& dev) {
-  p.grid = std::min(p.num_tiles, std::int64_t{dev.max_grid_x});
   p.device = dev.device;
   p.sm_count = dev.sm_count;
+  if (p.kind == strategy::pipelined) {  // persistent: the blocks that fit at once
+    p.grid = std::min<std::int64_t>(p.num_tiles, std::int64_t{policy::pipelined_rows_blocks_per_sm} * dev.sm_count);
+    return;
+  }
+  p.grid = std::min(p.num_tiles, std::int64_t{dev.max_grid_x});
   p.first_poll_ns = first_poll_ns(p, dev);
   if (p.lookback) {
     p.smem_bytes = std::max<std::size_t>(p.smem_bytes, 16);  // the tile ticket's scratch (tile_state.cuh, for_each_tile)
@@ -360,6 +398,15 @@ inline std::int64_t run_sum_rows(std::int64_t S, std::int64_t groups) {
   return std::max(policy::run_sum_min_rows, (S + ranges_wanted - 1) / ranges_wanted);
 }
 
+//! A row plan for inner == 1 (problems that compile a row kernel), else a column plan.
+inline void plan_scan(plan& p, const scan_types& types, const device_limits& dev) {
+  if (p.layout.inner == 1 && types.variants.items_of(strategy::rows, true) > 0) {
+    plan_rows(p, types, dev);
+  } else {
+    plan_columns(p, types, dev);
+  }
+}
+
 //! Solves the launch configuration of a scan along `len` of `shape`: a row kernel for inner == 1
 //! (problems that compile one), else a column kernel.
 inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
@@ -367,10 +414,8 @@ inline plan make_plan(Shape3 shape, scan_types types, device_limits dev = {}) {
   if (!plan_shape(shape, p)) {
     return p;
   }
-  if (shape.inner == 1 && types.variants.items_of(strategy::rows, true) > 0) {
-    plan_rows(p, types, dev);
-  } else {
-    plan_columns(p, types, dev);
+  if (!plan_pipelined(p, types, dev)) {
+    plan_scan(p, types, dev);
   }
   plan_launch(p, dev);
   return p;

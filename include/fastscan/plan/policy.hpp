@@ -159,6 +159,24 @@ constexpr long long column_grouped_lookback_max_chains = 1;
 //! Dynamic shared memory a plan may use without opting in.
 constexpr std::size_t smem_budget = 48 * 1024;
 
+// The pipelined row kernel (device/pipelined_rows.cuh): one long row of an element size it takes.
+//! Warps per squad, items per thread (odd: a warp's threads read different banks), ring stages.
+struct pipelined_shape {
+  int warps = 0;  //!< 0: no pipelined kernel
+  int items = 0;
+  int stages = 0;
+};
+//! 8-byte sums: 2 + 2 warps x 31 items x 6 stages of 16 KB, 0.963 of copy for int64 2^28 on an
+//! H100 against the row kernel's 0.862 (bench/NOTES.md item 1); 4-byte sums keep the row kernel
+//! (0.90 against 0.92 there).
+constexpr pipelined_shape pipelined_rows(std::size_t in_bytes, std::size_t acc_bytes) {
+  return in_bytes == 8 && acc_bytes == 8 ? pipelined_shape{2, 31, 6} : pipelined_shape{};
+}
+//! Rows shorter than this take the row kernel (the pipeline's blocks would not fill the chip).
+constexpr std::int64_t pipelined_rows_min_items = std::int64_t{1} << 20;
+//! Blocks an SM holds (about 100 KB of stages each).
+constexpr int pipelined_rows_blocks_per_sm = 2;
+
 // Element-wise passes (sort inputs, gathers, shard folds and carries; dispatch::elementwise_grid).
 //! Threads per block of the element-wise kernels and the run sums.
 constexpr int elementwise_threads = 256;
@@ -188,6 +206,7 @@ struct size_tuning {
   static constexpr kernel_bounds row_bounds(bool in_place, bool exact) {
     return row_kernel_bounds(in_place, InBytes, exact, AccBytes);
   }
+  static constexpr pipelined_shape pipelined() { return pipelined_rows(InBytes, AccBytes); }
   static constexpr int column_vec() { return policy::column_vec(InBytes); }
   static constexpr int column_items() { return policy::column_items(InBytes); }
   //! The widest column kernel: sums formed in place, or accumulators that carry segment heads.

@@ -17,6 +17,8 @@ enum class strategy {
   empty,    //!< nothing to do
   rows,     //!< inner == 1, inputs up to 8 bytes: flat segmented tiles over outer * len
   columns,  //!< inner > 1: tiles of rows x contiguous columns, scanned down the columns
+  pipelined,  //!< one long row (outer == inner == 1) of 16-byte aligned arrays: persistent blocks,
+              //!< a ring of bulk-copied stages (device/pipelined_rows.cuh)
 };
 
 //! One compiled kernel.
@@ -29,11 +31,14 @@ struct kernel_variant {
   //! short column and latency row kernels are given their main kernel's, as they were measured).
   std::size_t slice_bytes = 0;
   bool odd = false;  //!< columns: rows of the plane narrower than the tile, staged as word parts
+  int stages = 0;    //!< pipelined: stages in the ring (vec: warps per squad; slice_bytes: all of
+                     //!< its shared memory)
 };
 
-//! A problem type's kernels: row kernels by items, then column kernels by rows, odd twins last.
+//! A problem type's kernels: row kernels by items, then column kernels by rows, odd twins, then the
+//! pipelined row kernel.
 struct kernel_variants {
-  static constexpr int capacity = 6;
+  static constexpr int capacity = 7;
   kernel_variant at[capacity] = {};
   int count = 0;
 
