@@ -39,7 +39,7 @@ FASTSCAN_DEVICE void load_volatile(const ulonglong2* p, ulonglong2& w) {
   asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w.x), "=l"(w.y) : "l"(p) : "memory");
 }
 //! Replaces the word at `p` by `w` if it still holds `seen`; whether it did. sm_90's 16-byte
-//! compare-and-swap (PTX 8.3); elsewhere it stores nothing and returns false.
+//! compare-and-swap (PTX 8.3); elsewhere a plain store.
 FASTSCAN_DEVICE bool swap_if_same(ulonglong2* p, ulonglong2 seen, ulonglong2 w) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1203
   ulonglong2 was;
@@ -51,8 +51,9 @@ FASTSCAN_DEVICE bool swap_if_same(ulonglong2* p, ulonglong2 seen, ulonglong2 w) 
       : "memory");
   return was.x == seen.x && was.y == seen.y;
 #else
-  (void)p, (void)seen, (void)w;
-  return false;
+  (void)seen;
+  store_volatile(p, w);
+  return true;
 #endif
 }
 
@@ -216,8 +217,10 @@ struct tile_state {
 
   //! Publishes an aggregate unless a prefix is out: word by word, each replaced only while it holds
   //! no prefix, so a prefix published at any moment stays (row helpers, whose tile's block may
-  //! write its outputs over its inputs once its prefix is out). Stops at the first word that holds
-  //! a prefix or changed; without sm_90's 16-byte compare-and-swap it publishes nothing.
+  //! write its outputs over its inputs once its prefix is out), and a tile once published never
+  //! reads as empty again. Stops at the first word that holds a prefix or changed. Before sm_90
+  //! (no 16-byte compare-and-swap) a prefix published between the check and the store can be
+  //! replaced: publishing nothing instead would leave tiles empty that later prefixes counted.
   FASTSCAN_DEVICE void offer_aggregate(std::int64_t tile, const Acc& v) const {
     unsigned long long p[parts] = {};
     memcpy(&p, &v, sizeof(Acc));
