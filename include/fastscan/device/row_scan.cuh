@@ -59,12 +59,8 @@ struct row_tile_prefix {
       return false;
     }
     const bool complete = total.head || starts_at_head || fold_is_complete<Problem>(total.value);
-    if (lane == 0 && complete) {
-      publish_prefix(total.value);
-    } else if (lane == 0 && helper) {
-      state.offer_aggregate(tile, total.value);
-    } else if (lane == 0) {
-      state.publish(tile, total.value, tile_aggregate);
+    if (lane == 0) {
+      publish_total(total.value, complete);
     }
     if (starts_at_head) {
       return false;
@@ -80,6 +76,16 @@ struct row_tile_prefix {
     }
     prefix = flagged<acc_t>{before, false};
     return true;
+  }
+  //! The tile's total: its prefix when complete, else its aggregate (a helper's only offered).
+  FASTSCAN_DEVICE void publish_total(const acc_t& v, bool complete) const {
+    if (complete) {
+      publish_prefix(v);
+    } else if (helper) {
+      state.offer_aggregate(tile, v);
+    } else {
+      state.publish(tile, v, tile_aggregate);
+    }
   }
   //! A block that writes over its inputs makes its prefix visible first: a helper that finds no
   //! prefix after its loads then loaded inputs.
