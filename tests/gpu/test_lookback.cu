@@ -589,6 +589,43 @@ TEST_CASE("row tiles run in reverse order finish, with the bits of a plain call"
   }
 }
 
+TEST_CASE("row helpers never take outputs written in place for inputs", "[gpu][lookback][progress]") {
+  // Tiles run in reverse order on many blocks at once, each look-back giving up after few polls, so
+  // helpers scan tiles whose own blocks publish their prefixes and write their outputs over their
+  // inputs beside them: a helper's aggregate over such a prefix would let the next helper fold
+  // outputs. One-word (int64 sums) and two-word ((value, index)) publications.
+  namespace d = fastscan::detail;
+  for (const unsigned polls : {0u, 16u}) {
+    const stall_polls_guard guard(polls);
+    for (const auto& s : stall_shapes) {
+      CAPTURE(shape_name(s), polls);
+      const std::size_t n = static_cast<std::size_t>(s.outer * s.len);
+      auto in = order_sensitive(n, 71);
+      for (std::size_t i = 0; i < n; i += 89) in[i] = std::nanf("");
+      const row_results plain = plain_calls(in, s);
+      host_array<std::int64_t> ints(n), want(n);
+      std::mt19937_64 rng(72);
+      for (std::size_t i = 0; i < n; ++i) {
+        ints[i] = static_cast<std::int64_t>(rng() % 2000001) - 1000000;
+        want[i] = ints[i] + (i % static_cast<std::size_t>(s.len) == 0 ? 0 : want[i - 1]);
+      }
+      for (const unsigned blocks : {4u, 64u}) {
+        CAPTURE(blocks);
+        device_buffer<float> d_buf(n);
+        device_buffer<std::int64_t> d_idx(n), d_ints(n);
+        d_buf.upload(in);
+        d_idx.poison();
+        scan_reversed(d::extreme_problem<float, std::int64_t>{d_buf.ptr, d_buf.ptr, d_idx.ptr, {}, {}}, s, blocks);
+        CHECK(differing(d_buf.download(), plain.maxima) == 0);
+        CHECK(differing(d_idx.download(), plain.indices) == 0);
+        d_ints.upload(ints);
+        scan_reversed(d::sum_entry<std::int64_t, std::int64_t>::problem{{}, d_ints.ptr, d_ints.ptr, false}, s, blocks);
+        CHECK(differing(d_ints.download(), want) == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("row look-backs that stop at their first unready poll give the bits of waiting", "[gpu][lookback]") {
   // Every window a look-back finds unready sends its block to scan that tile itself, while other
   // tiles publish beside it: the results of exact scans are right, and float sums keep the waiting

@@ -35,7 +35,9 @@ struct row_scan_params {
 //! Tile prefix hook for the block scan: publishes the tile's aggregate and returns the prefix that
 //! precedes its first element (none when the tile starts at a row head). A total that holds a head
 //! (a row's, or a segment's by the problem) is the tile's prefix as it is, published at once. Its
-//! lane 0 writes `*stalled_on`: the predecessor a look-back stopped waiting for, or -1.
+//! lane 0 writes `*stalled_on`: the predecessor a look-back stopped waiting for, or -1. A helper
+//! (row_tile_sequence) only offers its aggregate (tile_state::offer_aggregate): published over a
+//! prefix, it would let a later helper take outputs written in place for inputs.
 template <bool Exact, class Lookback, class Problem>
 struct row_tile_prefix {
   using acc_t = typename Problem::acc_t;
@@ -45,6 +47,8 @@ struct row_tile_prefix {
   bool enabled;
   typename Problem::op_t op;
   std::int64_t* stalled_on;  //!< shared
+  bool helper;
+  bool over_inputs;  //!< the tile's block writes its outputs over its inputs
 
   FASTSCAN_DEVICE bool operator()(const flagged<acc_t>& total, flagged<acc_t>& prefix) const {
     const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -56,7 +60,7 @@ struct row_tile_prefix {
     }
     const bool complete = total.head || starts_at_head || fold_is_complete<Problem>(total.value);
     if (lane == 0) {
-      state.publish(tile, total.value, complete ? tile_prefix : tile_aggregate);
+      publish_total(total.value, complete);
     }
     if (starts_at_head) {
       return false;
@@ -67,11 +71,29 @@ struct row_tile_prefix {
       if (stall >= 0) {
         *stalled_on = stall;
       } else if (!complete) {
-        state.publish(tile, op(before, total.value), tile_prefix);
+        publish_prefix(op(before, total.value));
       }
     }
     prefix = flagged<acc_t>{before, false};
     return true;
+  }
+  //! The tile's total: its prefix when complete, else its aggregate (a helper's only offered).
+  FASTSCAN_DEVICE void publish_total(const acc_t& v, bool complete) const {
+    if (complete) {
+      publish_prefix(v);
+    } else if (helper) {
+      state.offer_aggregate(tile, v);
+    } else {
+      state.publish(tile, v, tile_aggregate);
+    }
+  }
+  //! A block that writes over its inputs makes its prefix visible first: a helper that finds no
+  //! prefix after its loads then loaded inputs.
+  FASTSCAN_DEVICE void publish_prefix(const acc_t& v) const {
+    state.publish(tile, v, tile_prefix);
+    if (over_inputs && !helper) {
+      __threadfence();
+    }
   }
 };
 
@@ -270,7 +292,7 @@ struct row_tile {
     if (helper && prefix_published()) {
       return -1;
     }
-    const std::int64_t stalled_on = scan();
+    const std::int64_t stalled_on = scan(helper);
     if (helper || stalled_on >= 0) {
       return stalled_on;
     }
@@ -398,8 +420,8 @@ struct row_tile {
   }
 
   //! The block's segmented scan of the thread totals, its prefix from the look-back; returns the
-  //! predecessor the look-back stopped waiting for, or -1.
-  FASTSCAN_DEVICE std::int64_t scan() {
+  //! predecessor the look-back stopped waiting for, or -1 (`helper`: row_tile_prefix).
+  FASTSCAN_DEVICE std::int64_t scan(bool helper) {
     const segmented_op<op_t> seg{prob.op};
     block_scan<item_t> block(smem, static_cast<int>(blockDim.x), 1);
     auto* const stalled_on = reinterpret_cast<std::int64_t*>(
@@ -410,7 +432,9 @@ struct row_tile {
         heads.starts_segment(tile_base),
         p.lookback,
         prob.op,
-        stalled_on};
+        stalled_on,
+        helper,
+        writes_over_input(prob)};
     has_before = block.exclusive_scan(total, before, seg, hook);
     return *stalled_on;  // (written before the block scan's last barrier)
   }

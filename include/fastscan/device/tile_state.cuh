@@ -38,6 +38,24 @@ FASTSCAN_DEVICE void store_volatile(ulonglong2* p, ulonglong2 w) {
 FASTSCAN_DEVICE void load_volatile(const ulonglong2* p, ulonglong2& w) {
   asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w.x), "=l"(w.y) : "l"(p) : "memory");
 }
+//! Replaces the word at `p` by `w` if it still holds `seen`; whether it did. sm_90's 16-byte
+//! compare-and-swap (PTX 8.3); elsewhere a plain store.
+FASTSCAN_DEVICE bool swap_if_same(ulonglong2* p, ulonglong2 seen, ulonglong2 w) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1203
+  ulonglong2 was;
+  asm volatile(
+      "{\n .reg .b128 d, c, v;\n mov.b128 c, {%2, %3};\n mov.b128 v, {%4, %5};\n"
+      " atom.relaxed.gpu.global.cas.b128 d, [%6], c, v;\n mov.b128 {%0, %1}, d;\n}"
+      : "=l"(was.x), "=l"(was.y)
+      : "l"(seen.x), "l"(seen.y), "l"(w.x), "l"(w.y), "l"(p)
+      : "memory");
+  return was.x == seen.x && was.y == seen.y;
+#else
+  (void)seen;
+  store_volatile(p, w);
+  return true;
+#endif
+}
 
 //! Words per channel and tile for an accumulator: one per 8 bytes.
 template <class Acc>
@@ -194,6 +212,26 @@ struct tile_state {
 #pragma unroll
     for (int j = 0; j < parts; ++j) {
       store_volatile(dst + j, ulonglong2{p[j], (tag << 2) | status});
+    }
+  }
+
+  //! Publishes an aggregate unless a prefix is out: word by word, each replaced only while it holds
+  //! no prefix, so a prefix published at any moment stays (row helpers, whose tile's block may
+  //! write its outputs over its inputs once its prefix is out), and a tile once published never
+  //! reads as empty again. Stops at the first word that holds a prefix or changed. Before sm_90
+  //! (no 16-byte compare-and-swap) a prefix published between the check and the store can be
+  //! replaced: publishing nothing instead would leave tiles empty that later prefixes counted.
+  FASTSCAN_DEVICE void offer_aggregate(std::int64_t tile, const Acc& v) const {
+    unsigned long long p[parts] = {};
+    memcpy(&p, &v, sizeof(Acc));
+    ulonglong2* const dst = at(tile, 1, 0);
+#pragma unroll
+    for (int j = 0; j < parts; ++j) {
+      ulonglong2 seen;
+      load_volatile(dst + j, seen);
+      if (seen.y == ((tag << 2) | tile_prefix) || !swap_if_same(dst + j, seen, ulonglong2{p[j], (tag << 2) | tile_aggregate})) {
+        return;
+      }
     }
   }
 

@@ -46,6 +46,16 @@ constexpr bool has_side_output = !std::is_void_v<typename Problem::side_t>;
 template <class Problem>
 constexpr bool outputs_in_place = rows_in_place<Problem> && !has_side_output<Problem>;
 
+//! Whether a call writes its first output over its input (in place).
+template <class Problem>
+FASTSCAN_DEVICE bool writes_over_input(const Problem& p) {
+  if constexpr (std::is_pointer_v<decltype(p.in)> && std::is_pointer_v<decltype(p.out)>) {
+    return static_cast<const void*>(p.in) == static_cast<const void*>(p.out);
+  } else {
+    return false;
+  }
+}
+
 //! The output buffer, put and store of a problem with one output array: `Problem::out` receives
 //! `Problem::output(...)` of each element (a base of the problem, so it stays an aggregate).
 template <class Problem, class Output>
