@@ -103,7 +103,10 @@ case "${1:-all}" in
       for part in subset counter; do
         spec=$cases
         [ "$part" = subset ] && spec="${cases//\[lookback\],/\[lookback\]~grids*,}" || spec=$counter
-        compute-sanitizer --tool "$tool" --error-exitcode 3 --print-limit 20 \
+        # (racecheck follows no hand-off through mbarriers and bulk copies: ARCHITECTURE.md, pipelined rows)
+        skip=()
+        [ "$tool" = racecheck ] && skip=(--kernel-name-exclude kns=pipelined_rows_kernel)
+        compute-sanitizer --tool "$tool" "${skip[@]}" --error-exitcode 3 --print-limit 20 \
           "$build/tests/fastscan_tests" "$spec" > "$out/sanitize-$tool-$part.log" 2>&1 &
         pids+=($!)
       done
