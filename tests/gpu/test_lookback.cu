@@ -557,8 +557,10 @@ std::size_t differing(const host_array<T>& a, const host_array<T>& b) {
   return n;
 }
 
+// ([8, 4096] and [1000, 777]: tiles that start at a row head, whose block finishes at once as a
+// helper, below tiles whose window holds older tiles not yet published.)
 const std::vector<fastscan::Shape3> stall_shapes = {
-    {1, (std::int64_t{1} << 18) + 3, 1}, {3, 100003, 1}, {1000, 777, 1}, {2, 300007, 1}};
+    {1, (std::int64_t{1} << 18) + 3, 1}, {3, 100003, 1}, {1000, 777, 1}, {2, 300007, 1}, {8, 4096, 1}};
 
 }  // namespace
 
