@@ -525,6 +525,24 @@ struct row_tile {
   }
 };
 
+//! The tile a block whose look-back stalled on the window ending at `newest` scans as a helper
+//! (tile_state::nearest_empty), chosen by warp 0 once the tile's registers are free and shared
+//! through `smem`, so that every warp takes the same.
+template <class Acc>
+FASTSCAN_DEVICE std::int64_t helped_tile(const row_scan_params& p, std::int64_t newest, unsigned char* smem) {
+  auto* chosen = reinterpret_cast<std::int64_t*>(smem);
+  if (threadIdx.x < 32) {
+    const std::int64_t t = tile_state<Acc>{static_cast<ulonglong2*>(p.tile_words), p.tag}.nearest_empty(newest);
+    if (threadIdx.x == 0) {
+      *chosen = t;
+    }
+  }
+  __syncthreads();
+  const std::int64_t t = *chosen;
+  __syncthreads();
+  return t;
+}
+
 //! Tile `tile` scanned by its block. A look-back that sees no progress for its polls (its
 //! predecessor's block may not have started, and may never start while this one waits: CUDA
 //! promises no order of blocks, and other work may hold the SMs) scans that predecessor in its
@@ -546,7 +564,7 @@ FASTSCAN_DEVICE void row_tile_sequence(const Problem& prob, const row_scan_param
     }
     // A helper that stalls in turn helps one tile further down; one that finishes, or finds its
     // tile's prefix already out, sends the block back to its own tile.
-    next = stalled_on >= 0 ? stalled_on : tile;
+    next = stalled_on >= 0 ? helped_tile<typename tile_t::acc_t>(p, stalled_on, smem) : tile;
   }
 }
 

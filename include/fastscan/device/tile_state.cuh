@@ -273,15 +273,9 @@ struct tile_state {
   //! folds that must find a prefix in this window, every channel sees one). Returns false when a
   //! look-back that may stall (Stalls) has polled it stall_polls times; else true, with the
   //! ballot of lanes whose predecessor holds a prefix in `prefixes` and the lane's words in `w`.
-  //! A stalled window names in `stalled` the nearest predecessor still empty, so that the helper
-  //! that scans it always makes progress (the newest, when it starts at a head, would finish at
-  //! once and send its block back to the same stall forever), or, with none empty (an ordered
-  //! walk's last window without a prefix), the window's oldest. (Stalls: flat arrays, whose lanes
-  //! hold older predecessors the lower they are.)
   template <bool Exact, class Lookback, bool Stalls>
   FASTSCAN_DEVICE bool poll_window(std::int64_t pred, const lookback_lanes& l, int channels, int first_channel,
-                                   bool done, bool need_prefix, words& w, unsigned& prefixes,
-                                   std::int64_t& stalled) const {
+                                   bool done, bool need_prefix, words& w, unsigned& prefixes) const {
     unsigned s = tile_prefix;
     for (unsigned polls = 0;; ++polls) {
       if (pred >= 0 && !done) {
@@ -296,9 +290,6 @@ struct tile_state {
         return true;
       }
       if (Stalls && polls >= stall_polls) {
-        const unsigned empty = __ballot_sync(full_warp_mask, pred >= 0 && s == tile_empty);
-        const unsigned valid = __ballot_sync(full_warp_mask, pred >= 0);
-        stalled = __shfl_sync(full_warp_mask, pred, empty != 0u ? 31 - __clz(static_cast<int>(empty)) : __ffs(static_cast<int>(valid)) - 1);
         return false;
       }
       __nanosleep(Lookback::retry_ns);
@@ -317,8 +308,8 @@ struct tile_state {
   //! result is the same left fold of all aggregates whichever prefix was found. The first tile of
   //! every chain must publish a prefix.
   //! With Stalls (flat arrays), a window that stays unready for stall_polls polls ends the wait:
-  //! the result is then meaningless and `stalled_on` names a predecessor (poll_window), for the
-  //! caller to scan in its place (row_tile_sequence); it is -1 otherwise.
+  //! the result is then meaningless and `stalled_on` names the window's newest predecessor (the
+  //! caller picks the tile it helps: nearest_empty); it is -1 otherwise.
   template <bool Exact, class Lookback, bool Stalls = false, class Op>
   FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
                                        int channels = 1, int first_channel = 0,
@@ -334,7 +325,8 @@ struct tile_state {
       words w{};
       unsigned prefixes = 0;
       if (!poll_window<Exact, Lookback, Stalls>(newest - (l.groups - 1 - l.g) * stride, l, channels, first_channel,
-                                                walk.done, walked >= walk_t::kept_windows, w, prefixes, stall)) {
+                                                walk.done, walked >= walk_t::kept_windows, w, prefixes)) {
+        stall = newest;
         break;
       }
       walk.fold(value(w), l.nearest_prefix(prefixes), static_cast<int>(walked), l, channels > 1);
@@ -346,6 +338,17 @@ struct tile_state {
       *stalled_on = stall;
     }
     return walk.result;
+  }
+
+  //! The tile a flat look-back stalled on window newest - 31 ... newest hands its block to help
+  //! (warp-collective): the nearest predecessor still empty, so that every helper pass publishes
+  //! one (the newest, when it starts at a head, would finish at once and send its block back to
+  //! the same stall forever), or, with none empty now, the window's oldest.
+  FASTSCAN_DEVICE std::int64_t nearest_empty(std::int64_t newest) const {
+    const std::int64_t pred = newest - (31 - static_cast<int>(threadIdx.x & 31));  // lane 31: the newest
+    words w{};
+    const unsigned empty = __ballot_sync(full_warp_mask, pred >= 0 && read(pred, 1, 0, w) == tile_empty);
+    return empty != 0u ? newest - __clz(static_cast<int>(empty)) : (newest >= 31 ? newest - 31 : 0);
   }
 
   //! Warp-collective ordered look-back in two levels, for operators that are not exactly
