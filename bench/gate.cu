@@ -6,7 +6,7 @@
 //   fastscan_gate [REF_LABEL NEW_LABEL] [--rounds N] [--filter SUBSTRING]
 //
 // Each case: CUDA events around one call (working sets beyond 64 MB, past the 60 MB L2) or 20
-// calls back to back (latency rows); 9 batches per variant and round, interleaved; the median of a
+// calls back to back on the device (latency rows: time_batch); 9 batches per variant and round, interleaved; the median of a
 // round's batches, then the median over the rounds. Shares are of a device-to-device copy measured
 // at the start of the same run (bytes read + written). Inputs are random with many ties (never
 // zeros); the outputs of the two trees are compared bit for bit. It prints a markdown table and
@@ -122,7 +122,24 @@ struct variant {
   double host_us = 0;
 };
 
+//! Holds the stream for `ns` nanoseconds.
+__global__ void hold_kernel(unsigned long long ns) {
+  unsigned long long t0 = 0, t = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
+//! Device time per call of `per` calls. A batch of several calls is enqueued behind a kernel that
+//! holds the stream for 2 ms, so the device runs them back to back whatever the host's launch
+//! time (5.8 us for an empty kernel on one lent host, more than a latency row's device time).
 float time_batch(const std::function<cudaError_t()>& call, int per, cudaEvent_t start, cudaEvent_t stop) {
+  if (per > 1) {
+    hold_kernel<<<1, 1>>>(2000000ull);
+    check(cudaPeekAtLastError(), "hold kernel");
+  }
   check(cudaEventRecord(start), "event");
   for (int k = 0; k < per; ++k) check(call(), "timed call");
   check(cudaEventRecord(stop), "event");
