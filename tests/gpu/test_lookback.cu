@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <type_traits>
 
 using namespace fstest;
 
@@ -509,14 +510,15 @@ void scan_reversed(const Problem& prob, fastscan::Shape3 s, unsigned blocks) {
   const d::row_scan_params params{p.layout.outer * p.layout.len, p.tile_items, p.num_tiles, true, st.words, st.tag, 0, 0,
                                   st.stall_polls};
   const d::positional_heads heads{p.layout.len, d::divisor(p.layout.len)};
-  if (p.items == k::row_items) {
-    reversed_rows<typename k::template row_policy<k::row_items>, Problem>
-        <<<blocks, p.block_threads, p.smem_bytes>>>(prob, params, heads);
-  } else {
-    REQUIRE(p.items == k::row_latency_items);
-    reversed_rows<typename k::template row_policy<k::row_latency_items>, Problem>
-        <<<blocks, p.block_threads, p.smem_bytes>>>(prob, params, heads);
-  }
+  // The row kernel of the plan's items: the main, the latency or the short one.
+  const auto launch = [&](auto items) {
+    constexpr int I = decltype(items)::value;
+    if (p.items != I) return false;
+    reversed_rows<typename k::template row_policy<I>, Problem><<<blocks, p.block_threads, p.smem_bytes>>>(prob, params, heads);
+    return true;
+  };
+  REQUIRE((launch(std::integral_constant<int, k::row_items>{}) || launch(std::integral_constant<int, k::row_latency_items>{}) ||
+           launch(std::integral_constant<int, k::row_short_items>{})));
   CUDA_REQUIRE(cudaGetLastError());
   CUDA_REQUIRE(cudaDeviceSynchronize());
 }

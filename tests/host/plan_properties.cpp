@@ -60,10 +60,14 @@ scan_types synthetic(const sizes& z, bool exact = true) {
   if (policy::row_kernel_takes(z.in)) {
     const int items = policy::row_items(z.in, z.acc, z.in_place);
     const int latency = policy::row_latency_items(z.in, z.acc);
+    const int short_items = policy::row_short_items(z.in);
     const int threads = policy::row_kernel_bounds(z.in_place, z.in, exact, z.acc).threads;
     const std::size_t slice = z.row_slice > 0 ? z.row_slice : z.slice;
     t.variants.add({strategy::rows, items, 1, threads, slice, false});
     if (latency != items) t.variants.add({strategy::rows, latency, 1, threads, slice, false});
+    if (short_items < items && short_items != latency) t.variants.add({strategy::rows, short_items, 1, threads, slice, false});
+    t.row_latency_items = latency;
+    t.row_short_items = short_items;
   }
   const int vec = policy::column_vec(z.in);
   const int plain = policy::column_items(z.in);
@@ -229,16 +233,26 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
     PLAN_CHECK(p.items * types.in_bytes <= 256);  // one exchange row per thread
     const int most_items = kernels.items_of(strategy::rows, true);
     if (p.items != most_items) {
-      // The other row kernel: the latency one, only for problems too small for
-      // row_min_tiles_per_sm tiles per SM at the full items and the smallest block.
-      PLAN_REQUIRE(p.items == kernels.items_of(strategy::rows, false));
+      // The other row kernels: the latency and short ones, only for problems too small for
+      // row_min_tiles_per_sm tiles per SM at the full items and the smallest block; the short one
+      // only for rows of at most row_short_max_chain of its tiles.
+      PLAN_REQUIRE((p.items == types.row_latency_items || p.items == types.row_short_items));
       PLAN_CHECK(fastscan::detail::ceil_div(numel, std::int64_t{policy::row_threads_min} * most_items) <
                  std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count);
-      PLAN_CHECK(p.block_threads <= policy::row_latency_threads(types.acc_bytes));
+      // ... and every such row takes it: its look-back reaches all predecessors in one poll.
+      const std::int64_t short_chain =
+          fastscan::detail::ceil_div(l.len, std::int64_t{policy::row_short_threads} * types.row_short_items);
+      if (types.row_short_items != types.row_latency_items) {
+        PLAN_CHECK((p.items == types.row_short_items) == (short_chain <= policy::row_short_max_chain));
+      }
+      if (p.items == types.row_short_items) {
+        PLAN_CHECK(p.block_threads <= policy::row_short_threads);  // (halved where shared memory is short)
+      }
     }
     // Rows short of row_min_tiles_per_sm tiles per SM run the solver's smallest blocks.
     if (p.num_tiles < std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count) {
-      PLAN_CHECK(p.block_threads <= std::max(policy::row_threads_min, policy::row_latency_threads(types.acc_bytes)));
+      PLAN_CHECK(p.block_threads <= std::max({policy::row_threads_min, policy::row_short_threads,
+                                              policy::row_latency_threads(types.acc_bytes)}));
     }
     // Tiles cover every element exactly once.
     PLAN_CHECK(p.num_tiles * p.tile_items >= numel);

@@ -117,6 +117,7 @@ struct problem_kernels {
   static constexpr bool row_kernel = tune::row_kernel;
   static constexpr int row_items = tune::row_items(rows_in_place<Problem>);
   static constexpr int row_latency_items = tune::row_latency_items();
+  static constexpr int row_short_items = tune::row_short_items();
   static constexpr int column_vec = tune::column_vec();
   //! Rows per thread of the column kernels: the plain one, the wide one (sums formed in place),
   //! and the short one (plans of at most policy::column_short_items rows).
@@ -161,12 +162,15 @@ struct problem_kernels {
     }
     return v;
   }
-  //! The row kernel, and the latency row kernel where its items differ.
+  //! The row kernel, and the latency and short row kernels where their items differ.
   static constexpr void add_rows(kernel_variants& v) {
     constexpr std::size_t slice = row_slices<Problem, row_items>::warp_bytes;
     v.add({strategy::rows, row_items, 1, row_policy<row_items>::threads, slice, false});
     if (row_latency_items != row_items) {
       v.add({strategy::rows, row_latency_items, 1, row_policy<row_latency_items>::threads, slice, false});
+    }
+    if (row_short_items < row_items && row_short_items != row_latency_items) {
+      v.add({strategy::rows, row_short_items, 1, row_policy<row_short_items>::threads, slice, false});
     }
   }
   //! The column kernels by rows (the short, the main, the wide one), the odd twin last.
@@ -203,6 +207,8 @@ struct problem_kernels {
     t.exact = exact;
     t.variants = variants();
     t.column_latency_items = tune::column_latency_items();
+    t.row_latency_items = row_latency_items;
+    t.row_short_items = row_short_items;
     return t;
   }
 };

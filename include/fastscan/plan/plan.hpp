@@ -37,6 +37,8 @@ struct scan_types {
   bool exact = true;  //!< the operator is exactly associative (is_exactly_associative; not float sums)
   kernel_variants variants;  //!< the kernels, in the launcher's numbering (problem_kernels)
   int column_latency_items = 0;  //!< rows per thread of latency-bound column plans (the tuning's)
+  int row_latency_items = 0;     //!< items of latency-bound row plans (the tuning's)
+  int row_short_items = 0;       //!< items of latency-bound rows of short chains (the tuning's)
   bool arrays_aligned = true;  //!< inputs and outputs 16-byte aligned: the pipelined kernel may run
 };
 
@@ -117,19 +119,26 @@ inline bool too_few_tiles(std::int64_t numel, int threads, int items, std::int64
 //! a long row spreads over the chip and many short rows pack into full tiles; latency-bound rows
 //! take policy::row_latency_items.
 //! The row block's threads and items (into p.items): halved from the kernel's while there would be
-//! fewer than min_tiles tiles; at the least block, the latency kernel's items and threads.
-inline int row_block(plan& p, const kernel_variants& kernels, std::size_t acc_bytes, std::int64_t numel,
-                     std::int64_t min_tiles) {
+//! fewer than min_tiles tiles; at the least block, latency-bound: the short kernel's tiles for rows
+//! of at most policy::row_short_max_chain of them, else the latency kernel's.
+inline int row_block(plan& p, const scan_types& types, std::int64_t numel, std::int64_t min_tiles) {
+  const kernel_variants& kernels = types.variants;
   p.items = kernels.items_of(strategy::rows, true);
   int threads = kernels.at[kernels.find(strategy::rows, p.items)].threads;
   while (threads > policy::row_threads_min && too_few_tiles(numel, threads, p.items, min_tiles)) {
     threads /= 2;
   }
-  const int latency_items = kernels.items_of(strategy::rows, false);
-  const bool latency = threads == policy::row_threads_min && too_few_tiles(numel, threads, p.items, min_tiles);
-  if (latency && latency_items < p.items) {
-    p.items = latency_items;
-    threads = policy::row_latency_threads(acc_bytes);
+  if (threads > policy::row_threads_min || !too_few_tiles(numel, threads, p.items, min_tiles)) {
+    return threads;
+  }
+  const std::int64_t short_tile = std::int64_t{policy::row_short_threads} * types.row_short_items;
+  if (types.row_short_items < p.items && ceil_div(p.layout.len, short_tile) <= policy::row_short_max_chain) {
+    p.items = types.row_short_items;
+    return policy::row_short_threads;
+  }
+  if (types.row_latency_items < p.items) {
+    p.items = types.row_latency_items;
+    return policy::row_latency_threads(types.acc_bytes);
   }
   return threads;
 }
@@ -139,7 +148,7 @@ inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev
   const std::int64_t numel = shape.outer * shape.len;
   const kernel_variants& kernels = types.variants;
   p.kind = strategy::rows;
-  int threads = row_block(p, kernels, types.acc_bytes, numel, std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count);
+  int threads = row_block(p, types, numel, std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count);
   p.variant = kernels.find(strategy::rows, p.items);
   const std::size_t slice = kernels.at[p.variant].slice_bytes;
   while (threads > 32 && row_smem(threads, types.flagged_bytes, slice).bytes > dev.smem_per_block) {

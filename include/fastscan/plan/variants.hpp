@@ -38,7 +38,7 @@ struct kernel_variant {
 //! A problem type's kernels: row kernels by items, then column kernels by rows, odd twins, then the
 //! pipelined row kernel.
 struct kernel_variants {
-  static constexpr int capacity = 7;
+  static constexpr int capacity = 8;
   kernel_variant at[capacity] = {};
   int count = 0;
 
