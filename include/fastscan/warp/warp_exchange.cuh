@@ -18,12 +18,11 @@ namespace detail {
 
 //! The thread's lane, read afresh at each call: the compiler cannot keep addresses made from it
 //! alive from one pass of a kernel to the next (a row tile scanned twice held 8 unit slots across
-//! both and spilled them). The mask tells it the range, so slot arithmetic stays shifts and
-//! immediate offsets (without it the float32 row kernel ran 6 % more instructions).
+//! both and spilled them).
 FASTSCAN_DEVICE int fresh_lane() {
   int lane;
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
-  return lane & 31;
+  return lane;
 }
 
 constexpr int exchange_units_per_pass = 8;
@@ -70,22 +69,15 @@ FASTSCAN_HD int staged_unit_slot(int g, int interleave_log2) {
   return owner * unit_row_pitch(U) + strip % U;
 }
 
-//! Unit m of lane `lane`'s blocked run (interleave 1): staged_unit_slot of m * 32 + lane, written
-//! so that the compiler sees a per-lane base plus an immediate offset for each m when U divides 32
-//! (from the lane read afresh it would compute each slot anew: 130 instructions a warp run).
-template <int U>
-FASTSCAN_DEVICE int blocked_unit_slot(int lane, int m) {
-  if constexpr (32 % U == 0) {
-    return (lane / U + m * (32 / U)) * unit_row_pitch(U) + lane % U;
-  } else {
-    return staged_unit_slot<U>(m * 32 + lane, 0);
-  }
-}
-
-//! warp_stage_units' body: unit m of the lane's share goes to smem[slot(m)].
-template <int U, bool Async, class Slot>
-FASTSCAN_DEVICE void stage_units(const void* warp_base, uint4* smem, int lane, Slot slot) {
+//! Stages a warp's contiguous run of 32 * U 16-byte units in shared memory so that lane l finds
+//! its U units at unit_row<T, U>(smem, l), laid out as staged_unit_slot says. Every unit is loaded
+//! before any is kept, so the warp's loads are in flight together. With Async (sm_80 and later)
+//! the units go straight to shared memory (cp.async) and hold no registers on the way.
+template <int U, bool Async = false>
+FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int interleave = 1) {
   static_assert(U <= exchange_units_max, "staging holds at most 256 bytes per lane");
+  const int lane = fresh_lane();
+  const int k_log2 = __ffs(interleave) - 1;
   const auto* src = static_cast<const uint4*>(warp_base);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   constexpr bool async = false;  // (cp.async is sm_80 and later)
@@ -95,7 +87,7 @@ FASTSCAN_DEVICE void stage_units(const void* warp_base, uint4* smem, int lane, S
   if constexpr (async) {
 #pragma unroll
     for (int m = 0; m < U; ++m) {
-      const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem + slot(m)));
+      const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem + staged_unit_slot<U>(m * 32 + lane, k_log2)));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src + m * 32 + lane) : "memory");
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -107,51 +99,25 @@ FASTSCAN_DEVICE void stage_units(const void* warp_base, uint4* smem, int lane, S
     }
 #pragma unroll
     for (int m = 0; m < U; ++m) {
-      smem[slot(m)] = units[m];
+      smem[staged_unit_slot<U>(m * 32 + lane, k_log2)] = units[m];
     }
   }
   __syncwarp();
 }
 
-//! Stages a warp's contiguous run of 32 * U 16-byte units in shared memory so that lane l finds
-//! its U units at unit_row<T, U>(smem, l), laid out as staged_unit_slot says (without
-//! `interleave`: blocked). Every unit is loaded before any is kept, so the warp's loads are in
-//! flight together. With Async (sm_80 and later) the units go straight to shared memory (cp.async)
-//! and hold no registers on the way.
-template <int U, bool Async = false>
-FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem, int interleave) {
+//! The inverse of warp_stage_units: each lane has written its U units to its unit row; writes
+//! the warp's run with coalesced 16-byte stores.
+template <int U>
+FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem, int interleave = 1) {
   const int lane = fresh_lane();
   const int k_log2 = __ffs(interleave) - 1;
-  stage_units<U, Async>(warp_base, smem, lane, [=](int m) { return staged_unit_slot<U>(m * 32 + lane, k_log2); });
-}
-template <int U, bool Async = false>
-FASTSCAN_DEVICE void warp_stage_units(const void* warp_base, uint4* smem) {
-  const int lane = fresh_lane();
-  stage_units<U, Async>(warp_base, smem, lane, [=](int m) { return blocked_unit_slot<U>(lane, m); });
-}
-
-//! The inverse of warp_stage_units: each lane has written its U units to its unit row; writes
-//! the warp's run with coalesced 16-byte stores (unit m of the lane's share from smem[slot(m)]).
-template <int U, class Slot>
-FASTSCAN_DEVICE void unstage_units(void* warp_base, const uint4* smem, int lane, Slot slot) {
   auto* dst = static_cast<uint4*>(warp_base);
   __syncwarp();
 #pragma unroll
   for (int m = 0; m < U; ++m) {
-    dst[m * 32 + lane] = smem[slot(m)];
+    dst[m * 32 + lane] = smem[staged_unit_slot<U>(m * 32 + lane, k_log2)];
   }
   __syncwarp();
-}
-template <int U>
-FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem, int interleave) {
-  const int lane = fresh_lane();
-  const int k_log2 = __ffs(interleave) - 1;
-  unstage_units<U>(warp_base, smem, lane, [=](int m) { return staged_unit_slot<U>(m * 32 + lane, k_log2); });
-}
-template <int U>
-FASTSCAN_DEVICE void warp_unstage_units(void* warp_base, const uint4* smem) {
-  const int lane = fresh_lane();
-  unstage_units<U>(warp_base, smem, lane, [=](int m) { return blocked_unit_slot<U>(lane, m); });
 }
 
 //! Writes the rows of G lanes, U units each (row r at unit_row<uint4, U>(smem, r)), as one blocked
