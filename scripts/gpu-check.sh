@@ -97,6 +97,7 @@ case "${1:-all}" in
     cases+=',[graph],[pointers],[stream]'  # every entry point: graphs, streams, threads, odd pointers ([progress] holds SMs: not under a tool)
     # Each tool twice in parallel: the capped-grid test (the slowest under the tools)
     # on its own, the rest of the subset beside it; logs in $out/sanitize-TOOL-PART.log.
+    # (On an H100 racecheck's subset outlasts a 600 s command beside the other tools: TOOLS=racecheck alone.)
     pids=()
     counter='grids smaller than their tiles loop over them*'  # (a comma would split Catch2's spec)
     for tool in ${TOOLS:-memcheck racecheck synccheck}; do
