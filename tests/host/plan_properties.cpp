@@ -202,6 +202,9 @@ plan check_plan(Shape3 s, const scan_types& types, const device_limits& dev, con
   PLAN_CHECK(p.smem_bytes <= dev.smem_per_block);
   PLAN_CHECK(p.prefetch_tiles >= 0);
   PLAN_CHECK(p.prefetch_tiles < std::max<std::int64_t>(p.num_tiles, 1));
+  // Only row plans prefetch, and only past the tiles that run at once.
+  PLAN_CHECK((p.prefetch_tiles == 0 || p.kind == strategy::rows));
+  PLAN_CHECK((p.prefetch_tiles == 0 || p.num_tiles >= std::int64_t{policy::row_min_tiles_per_sm} * dev.sm_count));
   if (!p.lookback) {
     PLAN_CHECK(p.temp_bytes == 0);
     PLAN_CHECK(p.first_poll_ns == 0u);

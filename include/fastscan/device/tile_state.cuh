@@ -12,10 +12,10 @@
 //! Storage: per tile and channel, the accumulator is cut into 8-byte parts, each carried by one
 //! 16-byte word {part, tag << 2 | status}, published by one store. A word counts only when its tag
 //! is the call's tag and every part of the channel shows the same status, so a reader never mixes
-//! parts of two publications. With a fresh 62-bit tag per call (dispatch.cuh), whatever the temp
+//! parts of two publications. With a fresh 62-bit tag per launch (launch_tag), whatever the temp
 //! storage held before (earlier calls, other data) reads as "not yet published": one kernel launch,
 //! no zeroing pass (the tile-ticket word is tagged too: resolve_ticket). Tag 0 is the zeroed-state
-//! mode (stream capture, grids smaller than their tiles, over 2^23 tiles). Each
+//! mode (ticketed plans of 2^22 tiles or more). Each
 //! aligned 16-byte word is assumed to be stored and loaded whole (as CUB's tile state assumes):
 //! the per-part check keeps a reader from mixing the words of two publications, not the halves of
 //! one word.
@@ -187,7 +187,26 @@ struct ordered_walk {
   }
 };
 
-//! The look-back state: `tile_parts<Acc>` words per tile and channel, tagged with the call's tag.
+//! The 62 bits of a tile word's tag (the word's low 2 bits hold its status).
+constexpr unsigned long long tile_tag_bits = (1ull << 62) - 1;
+
+//! The tag of one launch: the process's tag (dispatch.cuh: process_tile_tag) offset by the launch's
+//! grid id, so that every launch, graph replays included, tags its state afresh with nothing asked
+//! of the host. The low bits 01 keep it from 0 (the zeroed mode's tag, and memory filled with
+//! zeros) and from all ones (memory filled with 0xff), in the tile words' 62 bits and in the ticket
+//! word's low bits (resolve_ticket) alike. A process tag of 0 keeps the zeroed mode.
+FASTSCAN_HD constexpr unsigned long long launch_tag_of(unsigned long long process_tag, unsigned long long grid) {
+  return process_tag == 0 ? 0 : (((process_tag + grid) << 2) | 1ull) & tile_tag_bits;
+}
+
+//! This launch's tag: `%gridid` is the context's temporal launch number, so it differs launch to launch.
+FASTSCAN_DEVICE unsigned long long launch_tag(unsigned long long process_tag) {
+  unsigned long long grid;
+  asm("mov.u64 %0, %%gridid;" : "=l"(grid));
+  return launch_tag_of(process_tag, grid);
+}
+
+//! The look-back state: `tile_parts<Acc>` words per tile and channel, tagged with the launch's tag.
 template <class Acc>
 struct tile_state {
   static_assert(std::is_trivially_copyable_v<Acc>, "scan accumulators must be trivially copyable");

@@ -378,6 +378,15 @@ inline unsigned first_poll_ns(const plan& p, const device_limits& dev) {
   return p.lookback && long_chains && p.num_tiles >= policy::lookback_sleep_min_tiles ? policy::lookback_first_poll_ns : 0u;
 }
 
+//! The L2 prefetch distance in tiles: row plans only, and only those with more tiles than run at
+//! once (policy::row_min_tiles_per_sm an SM). Column plans lost nothing without it (their float16
+//! scans gained), and short row plans fetched tiles other blocks were already loading.
+inline std::int64_t prefetch_distance(const plan& p, int sm_count) {
+  const std::int64_t ahead = std::max(1, sm_count / policy::prefetch_sm_divisor);
+  const bool many = p.num_tiles >= std::int64_t{policy::row_min_tiles_per_sm} * sm_count && p.num_tiles > ahead;
+  return p.kind == strategy::rows && many ? ahead : 0;
+}
+
 //! The grid (blocks loop over tiles when there are more than a grid holds), look-back polling and
 //! the L2 prefetch distance.
 inline void plan_launch(plan& p, const device_limits& dev) {
@@ -392,8 +401,7 @@ inline void plan_launch(plan& p, const device_limits& dev) {
   if (p.lookback) {
     p.smem_bytes = std::max<std::size_t>(p.smem_bytes, 16);  // the tile ticket's scratch (tile_state.cuh, for_each_tile)
   }
-  const std::int64_t ahead = std::max(1, dev.sm_count / policy::prefetch_sm_divisor);
-  p.prefetch_tiles = p.num_tiles > ahead ? ahead : 0;
+  p.prefetch_tiles = prefetch_distance(p, dev.sm_count);
   if (p.smem_bytes > dev.smem_per_block) {
     p.valid = false;
     p.error = "no block shape fits the shared memory";
