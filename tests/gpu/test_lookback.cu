@@ -22,7 +22,9 @@ const std::vector<fastscan::Shape3> lookback_shapes = {
     // takes fewer rows per thread than the kernel holds.
     {2, 300007, 4}, {1, 4096, 16}, {1, 16384, 4},
     // One long chain of int64 cummax columns split into two chains of 8 (the second partial).
-    {1, 200003, 13}};
+    {1, 200003, 13},
+    // A latency-bound row of 196 short tiles: (value, index) look-backs span two wide windows.
+    {1, 100003, 1}};
 
 //! cummax of int64 (a two-part accumulator) or cumsum of int32 (one part) on `stream` with caller
 //! temp storage; returns the number of wrong outputs.
@@ -605,9 +607,10 @@ std::size_t differing(const host_array<T>& a, const host_array<T>& b) {
 }
 
 // ([8, 4096] and [1000, 777]: tiles that start at a row head, whose block finishes at once as a
-// helper, below tiles whose window holds older tiles not yet published.)
+// helper, below tiles whose window holds older tiles not yet published. [1, 100003]: a latency-bound
+// row whose (value, index) look-backs stall on wide windows.)
 const std::vector<fastscan::Shape3> stall_shapes = {
-    {1, (std::int64_t{1} << 18) + 3, 1}, {3, 100003, 1}, {1000, 777, 1}, {2, 300007, 1}, {8, 4096, 1}};
+    {1, (std::int64_t{1} << 18) + 3, 1}, {3, 100003, 1}, {1000, 777, 1}, {2, 300007, 1}, {8, 4096, 1}, {1, 100003, 1}};
 
 }  // namespace
 

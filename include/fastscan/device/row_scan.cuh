@@ -528,11 +528,12 @@ struct row_tile {
 //! The tile a block whose look-back stalled on the window ending at `newest` scans as a helper
 //! (tile_state::nearest_empty), chosen by warp 0 once the tile's registers are free and shared
 //! through `smem`, so that every warp takes the same.
-template <class Acc>
+template <class Acc, int Span>
 FASTSCAN_DEVICE std::int64_t helped_tile(const row_scan_params& p, std::int64_t newest, unsigned char* smem) {
   auto* chosen = reinterpret_cast<std::int64_t*>(smem);
   if (threadIdx.x < 32) {
-    const std::int64_t t = tile_state<Acc>{static_cast<ulonglong2*>(p.tile_words), launch_tag(p.tag)}.nearest_empty(newest);
+    const std::int64_t t =
+        tile_state<Acc>{static_cast<ulonglong2*>(p.tile_words), launch_tag(p.tag)}.template nearest_empty<Span>(newest);
     if (threadIdx.x == 0) {
       *chosen = t;
     }
@@ -564,7 +565,8 @@ FASTSCAN_DEVICE void row_tile_sequence(const Problem& prob, const row_scan_param
     }
     // A helper that stalls in turn helps one tile further down; one that finishes, or finds its
     // tile's prefix already out, sends the block back to its own tile.
-    next = stalled_on >= 0 ? helped_tile<typename tile_t::acc_t>(p, stalled_on, smem) : tile;
+    constexpr int span = Policy::lookback_policy::span;
+    next = stalled_on >= 0 ? helped_tile<typename tile_t::acc_t, span>(p, stalled_on, smem) : tile;
   }
 }
 
