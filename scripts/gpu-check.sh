@@ -95,28 +95,39 @@ case "${1:-all}" in
     cases+=',cumsum into the same type - std::uint8_t'  # (1-byte sums take whole units: their own path)
     cases+=',unsorted*'  # keyed problems, segment totals past the last row or column (small shapes)
     cases+=',[graph],[pointers],[stream]'  # every entry point: graphs, streams, threads, odd pointers ([progress] holds SMs: not under a tool)
-    # Each tool twice in parallel: the capped-grid test (the slowest under the tools)
-    # on its own, the rest of the subset beside it; logs in $out/sanitize-TOOL-PART.log.
-    # (On an H100 racecheck's subset outlasts a 600 s command beside the other tools: TOOLS=racecheck alone.)
-    pids=()
+    # Each spec of the subset a process of its own, as many at once as cores (the capped-grid test,
+    # the slowest under the tools, apart from the rest of [lookback]), so the subset takes about its
+    # slowest spec; logs in $out/sanitize-TOOL-N.log, exit codes beside them.
     counter='grids smaller than their tiles loop over them*'  # (a comma would split Catch2's spec)
+    IFS=, read -r -a specs <<< "${cases//\[lookback\],/\[lookback\]~grids*,}"
+    specs+=("$counter")
+    rm -f "$out"/sanitize-*.log "$out"/sanitize-*.rc
+    work=()
     for tool in ${TOOLS:-memcheck racecheck synccheck}; do
-      for part in subset counter; do
-        spec=$cases
-        [ "$part" = subset ] && spec="${cases//\[lookback\],/\[lookback\]~grids*,}" || spec=$counter
-        # (racecheck follows no hand-off through mbarriers and bulk copies: ARCHITECTURE.md, pipelined rows)
-        skip=()
-        [ "$tool" = racecheck ] && skip=(--kernel-name-exclude kns=pipelined_rows_kernel)
-        compute-sanitizer --tool "$tool" "${skip[@]}" --error-exitcode 3 --print-limit 20 \
-          "$build/tests/fastscan_tests" "$spec" > "$out/sanitize-$tool-$part.log" 2>&1 &
-        pids+=($!)
-      done
+      for i in "${!specs[@]}"; do work+=("$tool $i"); done
     done
+    run_one() {  # TOOL INDEX
+      local tool=$1 spec=${specs[$2]} skip=()
+      # (racecheck follows no hand-off through mbarriers and bulk copies: ARCHITECTURE.md, pipelined rows)
+      [ "$tool" = racecheck ] && skip=(--kernel-name-exclude kns=pipelined_rows_kernel)
+      local rc=0
+      compute-sanitizer --tool "$tool" "${skip[@]}" --error-exitcode 3 --print-limit 20 \
+        "$build/tests/fastscan_tests" "$spec" > "$out/sanitize-$tool-$2.log" 2>&1 || rc=$?
+      echo "$rc" > "$out/sanitize-$tool-$2.rc"
+    }
+    running=0
+    for job in "${work[@]}"; do
+      run_one $job &
+      running=$((running + 1))
+      if [ "$running" -ge "$(nproc)" ]; then wait -n || true; running=$((running - 1)); fi
+    done
+    wait || true
     status=0
-    for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
-    for log in "$out"/sanitize-*.log; do
-      echo "== $(basename "$log" .log)"
-      tail -n 4 "$log"
+    for job in "${work[@]}"; do
+      set -- $job
+      rc=$(cat "$out/sanitize-$1-$2.rc" 2>/dev/null || echo "none")
+      [ "$rc" = 0 ] || status=1
+      echo "$1 rc=$rc ${specs[$2]}: $(grep -E 'ERROR SUMMARY|test cases' "$out/sanitize-$1-$2.log" | tr '\n' ' ')"
     done
     exit $status
     ;;
