@@ -365,8 +365,8 @@ struct tile_state {
   }
 
   //! Polls lane's Span consecutive predecessors from `oldest` (32 * Span a window, all loads in
-  //! flight at once) until every lane's are published, then folds them strictly left from the
-  //! newest that holds a prefix (`has_prefix`), or all of them. False as poll_window's.
+  //! flight at once) until every lane's are published, then folds them (fold_span). False as
+  //! poll_window's.
   template <int Span, class Lookback, bool Stalls, class Op>
   FASTSCAN_DEVICE bool poll_span(std::int64_t oldest, Op op, Acc& fold, bool& has_prefix) const {
     words w[Span];
@@ -386,6 +386,13 @@ struct tile_state {
       }
       __nanosleep(Lookback::retry_ns);
     }
+    fold_span<Span>(oldest, op, w, s, fold, has_prefix);
+    return true;
+  }
+  //! A lane's span folded strictly left from its newest prefix (`has_prefix`), or all of it.
+  template <int Span, class Op>
+  static FASTSCAN_DEVICE void fold_span(std::int64_t oldest, Op op, const words (&w)[Span], const unsigned (&s)[Span],
+                                        Acc& fold, bool& has_prefix) {
     has_prefix = false;
     bool any = false;
 #pragma unroll
@@ -397,7 +404,6 @@ struct tile_state {
         any = true;
       }
     }
-    return true;
   }
 
   //! exclusive_prefix of an exact operator over a flat array, Lookback::span predecessors a lane
