@@ -94,7 +94,7 @@ cudaError_t extreme_scan_tie(Temp temp, const T* in, T* values, Index* indices, 
 //! null pointers with a non-empty shape, temp storage that is not 16-byte aligned, an `Index` too
 //! narrow for `len`, a `temp_bytes` below what the plan needs, or arrays that share bytes. In
 //! place (`values == in`, exactly) is allowed. Reads and writes each element once: O(numel) work, one kernel launch (plus a memset of
-//! the tile state for column plans of 2^22 tiles or more).
+//! the tile state under graph capture).
 template <class T, class Index = std::int64_t>
 cudaError_t cummax(void* d_temp, std::size_t& temp_bytes, const T* in, T* values, Index* indices, Shape3 shape,
                    cudaStream_t stream = nullptr, Tie tie = Tie::last) {

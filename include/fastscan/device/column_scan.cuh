@@ -39,7 +39,7 @@ struct column_scan_params {
   unsigned long long* tile_counter;  //!< the tile-ticket word (plans that look back), or null: tile = block index
   void* tile_words;                  //!< tile state (tile_state<Acc>, a channel per column)
   void* group_words;                 //!< the tile groups' state of ordered look-backs (else null)
-  unsigned long long tag;            //!< the process's tag (launch_tag; 0: state zeroed)
+  unsigned long long tag;            //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;       //!< L2 prefetch distance in tiles (0: none)
   int items;  //!< rows per thread: a power of two, at most the kernel's ITEMS
   unsigned first_poll_ns;  //!< plan::first_poll_ns
@@ -390,7 +390,7 @@ struct column_tile {
   //! along one chain look back in two levels (tile groups).
   FASTSCAN_DEVICE void look_back() {
     if (p.lookback) {
-      const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), launch_tag(p.tag), p.first_poll_ns};
+      const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns};
       const int per_warp = p.lookback_cols;
       const int first_col = static_cast<int>(threadIdx.x >> 5) * per_warp;
       if (first_col < tile_cols) {
@@ -434,7 +434,7 @@ struct column_tile {
       if (lane < per_warp) {
         state.publish(tile, total[c], tile_aggregate, tile_cols, c);
       }
-      const tile_state<acc_t> groups{static_cast<ulonglong2*>(p.group_words), launch_tag(p.tag), 0};
+      const tile_state<acc_t> groups{static_cast<ulonglong2*>(p.group_words), p.tag, 0};
       acc_t before;
       state.template grouped_exclusive_prefix<typename Policy::lookback_policy>(tile, t.k, p.chains, total[c], prob.op,
                                                                                groups, per_warp, tile_cols, first_col,
@@ -718,7 +718,7 @@ FASTSCAN_KERNELS_BEGIN
 template <class Policy, class Problem, bool Odd = false>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  for_each_tile<Policy::checked_only>(p.tile_counter, launch_tag(p.tag), p.num_tiles, smem,
+  for_each_tile<Policy::checked_only>(p.tile_counter, p.tag, p.num_tiles, smem,
                                       [&](std::int64_t tile, tile_tickets& tickets) {
     using tile_t = column_tile<Policy, Odd, Problem>;
     typename tile_t::lanes lanes;

@@ -28,7 +28,7 @@ struct pipelined_row_params {
   std::int64_t num_tiles;
   unsigned long long* counter;  //!< the ticket word
   void* tile_words;
-  unsigned long long tag;       //!< the process's tag (launch_tag; 0: state and ticket word zeroed)
+  unsigned long long tag;       //!< 0: state and ticket word zeroed
 };
 
 //! Shared memory of a block: `Stages` tile stages, then the ring's barriers and hand-offs.
@@ -134,7 +134,7 @@ struct pipelined_rows {
       if (k >= stages) {
         ring::wait(&s.empty[st], k / stages - 1);
       }
-      const std::int64_t t = resolve_ticket(p.counter, launch_tag(p.tag), atomicAdd(p.counter, 1ull));
+      const std::int64_t t = resolve_ticket(p.counter, p.tag, atomicAdd(p.counter, 1ull));
       s.tile[st] = t;
       if (t >= p.num_tiles) {
         ring::arrive(&s.full[st]);
@@ -178,7 +178,7 @@ struct pipelined_rows {
   FASTSCAN_DEVICE void reduce() const {
     shared_t& s = sh();
     const int tid = static_cast<int>(threadIdx.x), lane = tid & 31;
-    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), launch_tag(p.tag)};
+    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
     each_loaded([&](std::int64_t, int st, std::int64_t t) {
       acc_t v[items];
       const acc_t w = warp_inclusive_scan(gather(st, t, tid, v), prob.op);
@@ -197,7 +197,7 @@ struct pipelined_rows {
   FASTSCAN_DEVICE void look_back() const {
     shared_t& s = sh();
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), launch_tag(p.tag)};
+    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
     each_loaded([&](std::int64_t k, int st, std::int64_t t) {
       ring::wait(&s.reduced[st], k / stages);
       acc_t prefix{};

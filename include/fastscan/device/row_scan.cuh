@@ -26,7 +26,7 @@ struct row_scan_params {
   std::int64_t num_tiles;
   bool lookback;            //!< false when every tile starts at a row head (or there is one tile)
   void* tile_words;         //!< tile state (tile_state<Acc>, one channel per tile)
-  unsigned long long tag;   //!< the process's tag (launch_tag; 0: state zeroed)
+  unsigned long long tag;   //!< the call's tile-state tag (0: state zeroed)
   std::int64_t prefetch_tiles;  //!< L2 prefetch distance in tiles (0: none)
   unsigned first_poll_ns;       //!< plan::first_poll_ns
   unsigned stall_polls;         //!< polls of a window before a look-back stops waiting
@@ -312,7 +312,7 @@ struct row_tile {
   //! Whether the tile's prefix is published, as every thread sees it after its own loads.
   FASTSCAN_DEVICE bool prefix_published() const {
     __threadfence();
-    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), launch_tag(p.tag)};
+    const tile_state<acc_t> state{static_cast<ulonglong2*>(p.tile_words), p.tag};
     return __syncthreads_or(state.shows_prefix(tile)) != 0;
   }
 
@@ -427,7 +427,7 @@ struct row_tile {
     auto* const stalled_on = reinterpret_cast<std::int64_t*>(
         smem + row_smem(static_cast<int>(blockDim.x), sizeof(item_t), slices::warp_bytes).stall);
     row_tile_prefix<Policy::exact, typename Policy::lookback_policy, Problem> hook{
-        {static_cast<ulonglong2*>(p.tile_words), launch_tag(p.tag), p.first_poll_ns, p.stall_polls},
+        {static_cast<ulonglong2*>(p.tile_words), p.tag, p.first_poll_ns, p.stall_polls},
         tile,
         heads.starts_segment(tile_base),
         p.lookback,
@@ -528,12 +528,11 @@ struct row_tile {
 //! The tile a block whose look-back stalled on the window ending at `newest` scans as a helper
 //! (tile_state::nearest_empty), chosen by warp 0 once the tile's registers are free and shared
 //! through `smem`, so that every warp takes the same.
-template <class Acc, int Span>
+template <class Acc>
 FASTSCAN_DEVICE std::int64_t helped_tile(const row_scan_params& p, std::int64_t newest, unsigned char* smem) {
   auto* chosen = reinterpret_cast<std::int64_t*>(smem);
   if (threadIdx.x < 32) {
-    const std::int64_t t =
-        tile_state<Acc>{static_cast<ulonglong2*>(p.tile_words), launch_tag(p.tag)}.template nearest_empty<Span>(newest);
+    const std::int64_t t = tile_state<Acc>{static_cast<ulonglong2*>(p.tile_words), p.tag}.nearest_empty(newest);
     if (threadIdx.x == 0) {
       *chosen = t;
     }
@@ -565,8 +564,7 @@ FASTSCAN_DEVICE void row_tile_sequence(const Problem& prob, const row_scan_param
     }
     // A helper that stalls in turn helps one tile further down; one that finishes, or finds its
     // tile's prefix already out, sends the block back to its own tile.
-    constexpr int span = Policy::lookback_policy::span;
-    next = stalled_on >= 0 ? helped_tile<typename tile_t::acc_t, span>(p, stalled_on, smem) : tile;
+    next = stalled_on >= 0 ? helped_tile<typename tile_t::acc_t>(p, stalled_on, smem) : tile;
   }
 }
 

@@ -12,10 +12,10 @@
 //! Storage: per tile and channel, the accumulator is cut into 8-byte parts, each carried by one
 //! 16-byte word {part, tag << 2 | status}, published by one store. A word counts only when its tag
 //! is the call's tag and every part of the channel shows the same status, so a reader never mixes
-//! parts of two publications. With a fresh 62-bit tag per launch (launch_tag), whatever the temp
+//! parts of two publications. With a fresh 62-bit tag per call (dispatch.cuh), whatever the temp
 //! storage held before (earlier calls, other data) reads as "not yet published": one kernel launch,
 //! no zeroing pass (the tile-ticket word is tagged too: resolve_ticket). Tag 0 is the zeroed-state
-//! mode (ticketed plans of 2^22 tiles or more). Each
+//! mode (stream capture, grids smaller than their tiles, over 2^23 tiles). Each
 //! aligned 16-byte word is assumed to be stored and loaded whole (as CUB's tile state assumes):
 //! the per-part check keeps a reader from mixing the words of two publications, not the halves of
 //! one word.
@@ -187,26 +187,7 @@ struct ordered_walk {
   }
 };
 
-//! The 62 bits of a tile word's tag (the word's low 2 bits hold its status).
-constexpr unsigned long long tile_tag_bits = (1ull << 62) - 1;
-
-//! The tag of one launch: the process's tag (dispatch.cuh: process_tile_tag) offset by the launch's
-//! grid id, so that every launch, graph replays included, tags its state afresh with nothing asked
-//! of the host. The low bits 01 keep it from 0 (the zeroed mode's tag, and memory filled with
-//! zeros) and from all ones (memory filled with 0xff), in the tile words' 62 bits and in the ticket
-//! word's low bits (resolve_ticket) alike. A process tag of 0 keeps the zeroed mode.
-FASTSCAN_HD constexpr unsigned long long launch_tag_of(unsigned long long process_tag, unsigned long long grid) {
-  return process_tag == 0 ? 0 : (((process_tag + grid) << 2) | 1ull) & tile_tag_bits;
-}
-
-//! This launch's tag: `%gridid` is the context's temporal launch number, so it differs launch to launch.
-FASTSCAN_DEVICE unsigned long long launch_tag(unsigned long long process_tag) {
-  unsigned long long grid;
-  asm("mov.u64 %0, %%gridid;" : "=l"(grid));
-  return launch_tag_of(process_tag, grid);
-}
-
-//! The look-back state: `tile_parts<Acc>` words per tile and channel, tagged with the launch's tag.
+//! The look-back state: `tile_parts<Acc>` words per tile and channel, tagged with the call's tag.
 template <class Acc>
 struct tile_state {
   static_assert(std::is_trivially_copyable_v<Acc>, "scan accumulators must be trivially copyable");
@@ -329,15 +310,10 @@ struct tile_state {
   //! With Stalls (flat arrays), a window that stays unready for stall_polls polls ends the wait:
   //! the result is then meaningless and `stalled_on` names the window's newest predecessor (the
   //! caller picks the tile it helps: nearest_empty); it is -1 otherwise.
-  //! Exact look-backs of Lookback::span > 1 (flat arrays: stride, cols and channels 1) read span
-  //! predecessors a lane a poll (wide_exclusive_prefix).
   template <bool Exact, class Lookback, bool Stalls = false, class Op>
   FASTSCAN_DEVICE Acc exclusive_prefix(std::int64_t tile, Op op, std::int64_t stride = 1, int cols = 1,
                                        int channels = 1, int first_channel = 0,
                                        std::int64_t* stalled_on = nullptr) const {
-    if constexpr (Exact && Lookback::span > 1) {
-      return wide_exclusive_prefix<Lookback, Stalls>(tile, op, stalled_on);
-    }
     const lookback_lanes l(cols);
     using walk_t = std::conditional_t<Exact, exact_walk<Acc, Op>, ordered_walk<Acc, Op, Lookback::ordered_windows - 1>>;
     walk_t walk{op};
@@ -364,98 +340,15 @@ struct tile_state {
     return walk.result;
   }
 
-  //! Polls lane's Span consecutive predecessors from `oldest` (32 * Span a window, all loads in
-  //! flight at once) until every lane's are published, then folds them (fold_span). False as
-  //! poll_window's.
-  template <int Span, class Lookback, bool Stalls, class Op>
-  FASTSCAN_DEVICE bool poll_span(std::int64_t oldest, Op op, Acc& fold, bool& has_prefix) const {
-    words w[Span];
-    unsigned s[Span];
-    for (unsigned polls = 0;; ++polls) {
-      bool ready = true;
-#pragma unroll
-      for (int j = 0; j < Span; ++j) {
-        s[j] = oldest + j >= 0 ? read(oldest + j, 1, 0, w[j]) : tile_prefix;
-        ready = ready && s[j] != tile_empty;
-      }
-      if (__all_sync(full_warp_mask, ready)) {
-        break;
-      }
-      if (Stalls && polls >= stall_polls) {
-        return false;
-      }
-      __nanosleep(Lookback::retry_ns);
-    }
-    fold_span<Span>(oldest, op, w, s, fold, has_prefix);
-    return true;
-  }
-  //! A lane's span folded strictly left from its newest prefix (`has_prefix`), or all of it.
-  template <int Span, class Op>
-  static FASTSCAN_DEVICE void fold_span(std::int64_t oldest, Op op, const words (&w)[Span], const unsigned (&s)[Span],
-                                        Acc& fold, bool& has_prefix) {
-    has_prefix = false;
-    bool any = false;
-#pragma unroll
-    for (int j = 0; j < Span; ++j) {
-      if (oldest + j >= 0) {
-        const Acc x = value(w[j]);
-        fold = s[j] == tile_prefix || !any ? x : op(fold, x);
-        has_prefix = has_prefix || s[j] == tile_prefix;
-        any = true;
-      }
-    }
-  }
-
-  //! exclusive_prefix of an exact operator over a flat array, Lookback::span predecessors a lane
-  //! a poll: a lane folds its span (poll_span), then one warp scan folds the window, so one round
-  //! trip reaches 32 * span predecessors.
-  template <class Lookback, bool Stalls, class Op>
-  FASTSCAN_DEVICE Acc wide_exclusive_prefix(std::int64_t tile, Op op, std::int64_t* stalled_on) const {
-    constexpr int span = Lookback::span;
-    const lookback_lanes l(1);
-    exact_walk<Acc, Op> walk{op};
-    if (first_poll_ns > 0) {
-      __nanosleep(first_poll_ns);
-    }
-    std::int64_t stall = -1;
-    for (std::int64_t newest = tile - 1; !walk.done; newest -= 32 * span) {
-      Acc v{};
-      bool has_prefix = false;
-      if (!poll_span<span, Lookback, Stalls>(newest - span * (32 - l.g) + 1, op, v, has_prefix)) {
-        stall = newest;
-        break;
-      }
-      walk.fold(v, l.nearest_prefix(__ballot_sync(full_warp_mask, has_prefix)), 0, l, false);
-    }
-    if constexpr (Stalls) {
-      *stalled_on = stall;
-    }
-    return walk.result;
-  }
-
-  //! The tile a flat look-back stalled on window newest - 32 * Span + 1 ... newest hands its block
-  //! to help (warp-collective): the nearest predecessor still empty, so that every helper pass
-  //! publishes one (the newest, when it starts at a head, would finish at once and send its block
-  //! back to the same stall forever), or, with none empty now, the window's oldest.
-  template <int Span>
+  //! The tile a flat look-back stalled on window newest - 31 ... newest hands its block to help
+  //! (warp-collective): the nearest predecessor still empty, so that every helper pass publishes
+  //! one (the newest, when it starts at a head, would finish at once and send its block back to
+  //! the same stall forever), or, with none empty now, the window's oldest.
   FASTSCAN_DEVICE std::int64_t nearest_empty(std::int64_t newest) const {
-    const int lane = static_cast<int>(threadIdx.x & 31);
-    const std::int64_t last = newest - Span * (31 - lane);  // lane 31's: the newest
-    int back = -1;  // the lane's newest empty predecessor, as last - back
+    const std::int64_t pred = newest - (31 - static_cast<int>(threadIdx.x & 31));  // lane 31: the newest
     words w{};
-#pragma unroll
-    for (int j = Span - 1; j >= 0; --j) {
-      if (last - j >= 0 && read(last - j, 1, 0, w) == tile_empty) {
-        back = j;
-      }
-    }
-    const unsigned empty = __ballot_sync(full_warp_mask, back >= 0);
-    if (empty == 0u) {
-      const std::int64_t oldest = newest - (32 * Span - 1);
-      return oldest >= 0 ? oldest : 0;
-    }
-    const int src = 31 - __clz(static_cast<int>(empty));
-    return newest - Span * (31 - src) - __shfl_sync(full_warp_mask, back, src);
+    const unsigned empty = __ballot_sync(full_warp_mask, pred >= 0 && read(pred, 1, 0, w) == tile_empty);
+    return empty != 0u ? newest - __clz(static_cast<int>(empty)) : (newest >= 31 ? newest - 31 : 0);
   }
 
   //! Warp-collective ordered look-back in two levels, for operators that are not exactly

@@ -71,13 +71,12 @@ inline unsigned elementwise_grid(std::int64_t n) {
 //! A shape with no elements (negative extents are reported by the solver).
 inline bool is_empty(Shape3 s) { return std::min({s.outer, s.len, s.inner}) <= 0; }
 
-//! The process's tile-state tag (never 0): a seed from the system's random source, the clock and an
-//! address. Each launch offsets it by its grid id (tile_state.cuh: launch_tag), so tags of one
-//! process never repeat, and whatever else the temp storage may hold (another process's state,
-//! unrelated data) matches a launch's tag with probability 2^-62 per word. Tests set it to 0 to
-//! run the zeroed mode over state they did not zero.
-inline std::atomic<unsigned long long>& process_tile_tag() {
-  static std::atomic<unsigned long long> tag{[] {
+//! A fresh tile-state tag for each call (62 bits, never 0): a per-process seed from the system's
+//! random source, the clock and an address, plus a call counter. Tags of one process never repeat,
+//! and whatever else the temp storage may hold (another process's state, unrelated data) matches a
+//! tag with probability 2^-62 per word. tile_tags() holds the next one (tests rewind it).
+inline std::atomic<unsigned long long>& tile_tags() {
+  static std::atomic<unsigned long long> counter{[] {
     static const int anchor = 0;
     unsigned long long z = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
                            (static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&anchor)) << 20);
@@ -88,9 +87,24 @@ inline std::atomic<unsigned long long>& process_tile_tag() {
     }
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finalizer
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (z ^ (z >> 31)) | 1ull;
+    return z ^ (z >> 31);
   }()};
-  return tag;
+  return counter;
+}
+//! Never the zeroed mode's 0, nor all ones (memory filled with 0xff), in the tile words' 62 bits or
+//! the ticket word's low bits.
+constexpr unsigned long long tile_tag_bits = (1ull << 62) - 1;
+constexpr bool usable_tag(unsigned long long tag) {
+  const unsigned long long ticket = tag & ticket_tag_mask;
+  return tag != 0 && tag != tile_tag_bits && ticket != 0 && ticket != ticket_tag_mask;
+}
+inline unsigned long long next_tile_tag() {
+  for (;;) {
+    const unsigned long long tag = tile_tags().fetch_add(1, std::memory_order_relaxed) & tile_tag_bits;
+    if (usable_tag(tag)) {
+      return tag;
+    }
+  }
 }
 
 //! The kernels one problem type compiles, and what the solver must know of them.
@@ -236,13 +250,13 @@ inline std::atomic<unsigned>& lookback_stall_polls() {
   return polls;
 }
 
-//! The tile state of one launch. Each launch tags its state afresh (tile_state.cuh: launch_tag),
-//! graph replays included, and then nothing is enqueued but the scan: stale tile words read as this
-//! launch's empty state. Row tiles are block indices: a look-back that sees no progress scans the
-//! tile it waits on itself, so no tile relies on the order blocks start in. Column tiles take their
-//! index from a ticket word, in the order blocks start, so they only ever wait on tiles held by
-//! running blocks. The state is zeroed instead (tag 0) when a ticketed plan's count could reach
-//! its tag bits (2^22 tiles or more).
+//! The tile state of one launch. A call gets a fresh tag, and then nothing is enqueued but the
+//! scan: stale tile words read as this call's empty state (tile_state.cuh). Row tiles are block
+//! indices: a look-back that sees no progress scans the tile it waits on itself, so no tile
+//! relies on the order blocks start in. Column tiles take their index from a ticket word, in the
+//! order blocks start, so they only ever wait on tiles held by running blocks. The state is zeroed
+//! instead (tag 0) when the stream is being captured into a graph (every replay of a graph reuses
+//! the captured tag), or when a ticketed plan's count could reach its tag bits (2^22 tiles or more).
 struct launch_state {
   unsigned long long* counter = nullptr;
   unsigned long long tag = 0;
@@ -260,14 +274,18 @@ inline void place_state(const plan& p, void* d_temp, std::size_t word_bytes, lau
 }
 //! Plans whose tiles come from the ticket word: columns and the pipelined row.
 inline bool ticketed(const plan& p) { return p.kind == strategy::columns || p.kind == strategy::pipelined; }
-//! Whether a look-back plan's state is tagged (launch_state): ticketed plans only while the
-//! tickets stay below the tag bits (at most num_tiles + grid tickets: below 2^23).
-inline bool state_tagged(const plan& p) {
-  return !ticketed(p) || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2));
+//! Whether a look-back plan's state is tagged (launch_state): not on a stream being captured, and
+//! for ticketed plans only while the tickets stay below the tag bits (at most num_tiles + grid
+//! tickets: below 2^23).
+inline cudaError_t state_tagged(const plan& p, cudaStream_t stream, bool& tagged) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+  tagged = capture == cudaStreamCaptureStatusNone && (!ticketed(p) || p.num_tiles < (std::int64_t{1} << (ticket_count_bits - 2)));
+  return err;
 }
-//! The launch state of a look-back plan: its process tag (0: zeroed state), ticket word and tile words.
+//! The launch state of a look-back plan: its tag (0: zeroed state), ticket word and tile words.
 inline void fill_state(const plan& p, void* d_temp, std::size_t word_bytes, bool tagged, launch_state& s) {
-  s.tag = tagged ? process_tile_tag().load(std::memory_order_relaxed) : 0;
+  s.tag = tagged ? next_tile_tag() : 0;
   s.counter = ticketed(p) ? static_cast<unsigned long long*>(d_temp) : nullptr;
   s.stall_polls = lookback_stall_polls().load(std::memory_order_relaxed);
   place_state(p, d_temp, word_bytes, s);
@@ -277,7 +295,11 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   if (!p.lookback) {
     return cudaSuccess;
   }
-  const bool tagged = state_tagged(p);
+  bool tagged = false;
+  const cudaError_t err = state_tagged(p, stream, tagged);
+  if (err != cudaSuccess) {
+    return err;
+  }
   fill_state(p, d_temp, word_bytes, tagged, s);
   return tagged ? cudaSuccess : cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
 }

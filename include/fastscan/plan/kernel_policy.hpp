@@ -10,14 +10,11 @@
 namespace FASTSCAN_NAMESPACE {
 namespace policy {
 
-//! Look-back polling (device/tile_state.cuh): Span consecutive predecessors a lane reads a poll.
-template <int Span = 1>
-struct lookback_of {
+//! Look-back polling (device/tile_state.cuh).
+struct lookback {
   static constexpr int ordered_windows = lookback_ordered_windows;
   static constexpr unsigned retry_ns = lookback_retry_ns;
-  static constexpr int span = Span;
 };
-using lookback = lookback_of<>;
 
 //! The row kernel: items per thread, launch bounds (the problem's Tuning), the unrolled-row limit.
 template <int Items, bool Exact, bool InPlace, class Tuning>
@@ -25,11 +22,9 @@ struct row_kernel {
   static constexpr int items = Items;
   static constexpr bool exact = Exact;
   static constexpr int threads = Tuning::row_bounds(InPlace, Exact).threads;
-  static constexpr int lookback_span = row_lookback_span(Items, Exact, Tuning::acc_bytes, Tuning::row_items(InPlace));
-  static constexpr int min_blocks =
-      lookback_span > 1 ? row_wide_lookback_min_blocks : Tuning::row_bounds(InPlace, Exact).min_blocks_per_sm;
+  static constexpr int min_blocks = Tuning::row_bounds(InPlace, Exact).min_blocks_per_sm;
   static constexpr int unrolled_items_max = row_unrolled_items_max;
-  using lookback_policy = lookback_of<lookback_span>;
+  using lookback_policy = lookback;
 };
 
 //! The pipelined row kernel: squads of Warps warps (reduce, scan-store), a producer warp and a

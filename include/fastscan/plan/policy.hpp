@@ -42,15 +42,6 @@ constexpr int row_latency_items(std::size_t in_bytes, std::size_t acc_bytes) {
 }
 //! Latency-bound rows: 128 threads for (value, index) accumulators, 64 for sums.
 constexpr int row_latency_threads(std::size_t acc_bytes) { return acc_bytes >= 16 ? row_short_threads : 64; }
-//! Predecessors a look-back lane folds a poll: 4 in the exact (value, index) kernels of fewer items
-//! than the main one (latency-bound chains of up to 128 short tiles polled, and warp-scanned
-//! 16-byte pairs, once a window of 32), 1 elsewhere.
-constexpr int row_wide_lookback_span = 4;
-constexpr int row_lookback_span(int items, bool exact, std::size_t acc_bytes, int main_items) {
-  return exact && acc_bytes >= 16 && items < main_items ? row_wide_lookback_span : 1;
-}
-//! The blocks per SM those kernels' register cap is set for (the span's words spilled at 96).
-constexpr int row_wide_lookback_min_blocks = 2;
 
 //! Widest input of the row kernel (128 bytes per thread); wider or odd sizes go as one column.
 constexpr std::size_t row_max_in_bytes = 8;
