@@ -106,6 +106,7 @@ case "${1:-all}" in
         [ -n "$name" ] && specs+=("$(printf '%s' "$name" | sed 's/[],[]/\\&/g')")  # (Catch2 escapes)
       done < <("$build/tests/fastscan_tests" --list-test-names-only "$tag" 2>/dev/null)
     done
+    [ ${#specs[@]} -gt 0 ] || { echo "sanitize: no test cases listed by $build/tests/fastscan_tests" >&2; exit 2; }
     rm -f "$out"/sanitize-*.log "$out"/sanitize-*.rc
     work=()
     for tool in ${TOOLS:-memcheck racecheck synccheck}; do
