@@ -91,9 +91,10 @@ constexpr int column_vec(std::size_t in_bytes) {
   }
   return vec;
 }
-//! Rows: 16 for sums in place of 4 - 16 bytes (float: float32), 4 above 16 bytes, else 8 (16 lost).
+//! Rows: 16 for sums in place of 4 - 16 bytes (float: float32 and the 2-byte floats, whose 16 rows
+//! keep twice the bytes in flight an SM), 4 above 16 bytes, else 8 (16 lost).
 constexpr int column_items(std::size_t in_bytes, bool in_place = false, bool exact = true) {
-  const bool wide = in_place && (exact ? in_bytes >= 4 && 16 % in_bytes == 0 : in_bytes == 4);
+  const bool wide = in_place && (exact ? in_bytes >= 4 && 16 % in_bytes == 0 : in_bytes == 4 || in_bytes == 2);
   return in_bytes > 16 ? 4 : (wide ? 16 : 8);
 }
 //! Rows of a problem whose accumulator carries a segment head beside each channel (keyed scans):
