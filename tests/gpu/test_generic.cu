@@ -29,6 +29,10 @@ bool operator==(const mat2& x, const mat2& y) { return std::memcmp(&x, &y, sizeo
 struct affine_out {
   __host__ __device__ std::int64_t operator()(std::int32_t x) const { return 3 * std::int64_t{x} + 1; }
 };
+//! Output functor: writes 2 * x.
+struct double_out {
+  __host__ __device__ std::int64_t operator()(std::int64_t x) const { return 2 * x; }
+};
 
 }  // namespace generic_ops
 
@@ -161,6 +165,33 @@ TEST_CASE("inclusive_scan writes to a wider type and through an output iterator"
           bad += got_mapped[at] != 3 * run + 1;
         }
       }
+    }
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("int64 sums of one long row write through an output iterator", "[gpu][generic]") {
+  // One long aligned row of 8-byte sums takes the pipelined kernel, which stores arrays by bulk
+  // copies: an output iterator must take a kernel that writes element by element.
+  for (const std::int64_t len : {(std::int64_t{1} << 20) + 5, std::int64_t{3000017}}) {
+    const fastscan::Shape3 s{1, len, 1};
+    CAPTURE(shape_name(s));
+    const auto n = static_cast<std::size_t>(len);
+    std::mt19937 rng(static_cast<unsigned>(n));
+    std::vector<std::int64_t> in(n);
+    for (auto& x : in) x = static_cast<std::int64_t>(rng() % 2001) - 1000;
+    device_buffer<std::int64_t> d_in(n), out(n);
+    d_in.upload(in);
+    out.poison();
+    const std::int64_t* first = d_in.ptr;
+    CUDA_REQUIRE(fastscan::inclusive_scan(first, thrust::make_transform_output_iterator(out.ptr, double_out{}),
+                                          fastscan::sum_op{}, s));
+    const auto got = out.download();
+    std::size_t bad = 0;
+    std::int64_t run = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      run += in[i];
+      bad += got[i] != 2 * run;
     }
     CHECK(bad == 0);
   }

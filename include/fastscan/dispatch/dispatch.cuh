@@ -131,11 +131,12 @@ struct problem_kernels {
   static constexpr bool odd_kernel = column_unit_rows<input_t, column_wide_items, column_vec> &&
                                      std::is_pointer_v<decltype(Problem::in)>;
 
-  //! One long row through the pipelined kernel: its tuning gives it a shape, the inputs are an
-  //! array, and one output array of the inputs' size is formed from plain folds (no heads, no
-  //! unit sums).
+  //! One long row through the pipelined kernel: its tuning gives it a shape, the inputs and the
+  //! outputs are arrays (bulk copies), and one output array of the inputs' size is formed from
+  //! plain folds (no heads, no unit sums).
   static constexpr policy::pipelined_shape pipe = tune::pipelined();
   static constexpr bool pipelined_kernel = pipe.warps > 0 && std::is_pointer_v<decltype(Problem::in)> &&
+                                           std::is_pointer_v<decltype(Problem::out)> &&
                                            !has_side_output<Problem> && !has_row_heads<Problem>::value &&
                                            !has_complete_folds<Problem>::value && !has_unit_sums<Problem>::value &&
                                            sizeof(input_t) == sizeof(acc_t) &&
