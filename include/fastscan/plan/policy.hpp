@@ -176,9 +176,15 @@ struct pipelined_shape {
 };
 //! 8-byte sums: 2 + 2 warps x 31 items x 6 stages of 16 KB, 0.963 of copy for int64 2^28 on an
 //! H100 against the row kernel's 0.862 (bench/NOTES.md item 1); 4-byte sums keep the row kernel
-//! (0.90 against 0.92 there).
+//! (0.90 against 0.92 there). 8-byte (value, index) scans: stages of 15 items a thread (8 KB of
+//! values and 8 KB of indices), so that 16-byte accumulators fit the registers.
+#ifndef PIPE_PAIR_SHAPE
+#define PIPE_PAIR_SHAPE 2, 15, 6
+#endif
 constexpr pipelined_shape pipelined_rows(std::size_t in_bytes, std::size_t acc_bytes) {
-  return in_bytes == 8 && acc_bytes == 8 ? pipelined_shape{2, 31, 6} : pipelined_shape{};
+  return in_bytes == 8 && acc_bytes == 8    ? pipelined_shape{2, 31, 6}
+         : in_bytes == 8 && acc_bytes == 16 ? pipelined_shape{PIPE_PAIR_SHAPE}
+                                            : pipelined_shape{};
 }
 //! Rows shorter than this take the row kernel (the pipeline's blocks would not fill the chip).
 constexpr std::int64_t pipelined_rows_min_items = std::int64_t{1} << 20;
@@ -247,6 +253,7 @@ struct tuning<In, Acc, log_sum_exp_op> : size_tuning<sizeof(In), sizeof(Acc)> {
   static constexpr int row_latency_items() { return base::row_latency_items() < row_items(true) ? base::row_latency_items() : row_items(true); }
   static constexpr int row_short_items() { return row_latency_items(); }
   static constexpr int column_wide_items(bool, bool, bool) { return base::column_items(); }
+  static constexpr pipelined_shape pipelined() { return {}; }
 };
 
 }  // namespace policy
