@@ -95,13 +95,18 @@ struct pipelined_rows {
   static constexpr int squad = warps * 32;
   static constexpr int tile_items = squad * items;
   static constexpr int stage_bytes = (tile_items * static_cast<int>(sizeof(T)) + 127) / 128 * 128;
-  //! Problems with a side output ((value, index) scans) stage it beside the values, a slot an item.
+  //! Problems with a side output ((value, index) scans) form it into one of side_buffers buffers,
+  //! a slot an item, taken in turn: only the scan-store squad writes them, and a buffer is written
+  //! again two tiles after its store was issued, when the squad's barrier follows the wait for that
+  //! store's reads (scan_store).
   static constexpr bool sides = has_side_output<Problem>;
   using side_t = std::conditional_t<sides, typename Problem::side_t, T>;
-  static constexpr int side_bytes = sides ? (tile_items * static_cast<int>(sizeof(side_t)) + 127) / 128 * 128 : 0;
+  static constexpr int side_buffers = sides ? 3 : 0;
+  static constexpr int side_bytes = (tile_items * static_cast<int>(sizeof(side_t)) + 127) / 128 * 128;
   using shared_t = pipelined_shared<acc_t, warps, stages>;
   //! The block's dynamic shared memory (over the 48 KB default: the launcher opts in).
-  static constexpr std::size_t smem_bytes = std::size_t{stages} * (stage_bytes + side_bytes) + sizeof(shared_t);
+  static constexpr std::size_t smem_bytes =
+      std::size_t{stages} * stage_bytes + std::size_t{side_buffers} * side_bytes + sizeof(shared_t);
   static_assert(sizeof(typename Problem::output_t) == sizeof(T) && sizeof(side_t) == sizeof(T),
                 "the stage is scanned in place: inputs and outputs of one size");
 
@@ -110,11 +115,12 @@ struct pipelined_rows {
   unsigned char* smem;
 
   FASTSCAN_DEVICE shared_t& sh() const {
-    return *reinterpret_cast<shared_t*>(smem + stages * (stage_bytes + side_bytes));
+    return *reinterpret_cast<shared_t*>(smem + stages * stage_bytes + side_buffers * side_bytes);
   }
   FASTSCAN_DEVICE T* stage(int s) const { return reinterpret_cast<T*>(smem + s * stage_bytes); }
-  FASTSCAN_DEVICE side_t* side_stage(int s) const {
-    return reinterpret_cast<side_t*>(smem + stages * stage_bytes + s * side_bytes);
+  //! The side buffer of the block's k-th tile.
+  FASTSCAN_DEVICE side_t* side_stage(std::int64_t k) const {
+    return reinterpret_cast<side_t*>(smem + stages * stage_bytes + static_cast<int>(k % (sides ? side_buffers : 1)) * side_bytes);
   }
   FASTSCAN_DEVICE int valid(std::int64_t t) const {
     const std::int64_t left = p.numel - t * tile_items;
@@ -235,7 +241,7 @@ struct pipelined_rows {
       acc_t v[items];
       const acc_t lane_before = shuffle_up(warp_inclusive_scan(gather(st, t, tid, v), prob.op), 1u);
       ring::wait(&s.prefixed[st], k / stages);  // (after reduced: the warp totals are in)
-      form(st, t, tid, lane > 0, lane_before, warp, v);
+      form(k, st, t, tid, lane > 0, lane_before, warp, v);
       ring::fence_to_copies();
       ring::squad_sync<2, squad>();
       if (tid == 0) {
@@ -243,7 +249,7 @@ struct pipelined_rows {
         if (bulk > 0) {
           ring::store(prob.out + t * tile_items, stage(st), static_cast<unsigned>(bulk * sizeof(T)));
           if constexpr (sides) {
-            ring::store(prob.side_out + t * tile_items, side_stage(st), static_cast<unsigned>(bulk * sizeof(side_t)));
+            ring::store(prob.side_out + t * tile_items, side_stage(k), static_cast<unsigned>(bulk * sizeof(side_t)));
           }
           ring::commit();
         }
@@ -262,7 +268,7 @@ struct pipelined_rows {
     }
   }
   //! The thread's outputs into its stage slots (the last tile's rest straight to global memory).
-  FASTSCAN_DEVICE void form(int st, std::int64_t t, int tid, bool has_lane_before, const acc_t& lane_before, int warp,
+  FASTSCAN_DEVICE void form(std::int64_t k, int st, std::int64_t t, int tid, bool has_lane_before, const acc_t& lane_before, int warp,
                             const acc_t (&v)[items]) const {
     shared_t& s = sh();
     acc_t running = s.prefix[st];
@@ -286,7 +292,7 @@ struct pipelined_rows {
       if (slot < bulk) {
         stage(st)[slot] = prob.output(running, previous, had);
         if constexpr (sides) {
-          side_stage(st)[slot] = prob.side(running);
+          side_stage(k)[slot] = prob.side(running);
         }
       } else if (slot < n) {
         prob.out[t * tile_items + slot] = prob.output(running, previous, had);
