@@ -153,7 +153,7 @@ void check_pipelined(const plan& p, Shape3 s, const scan_types& types, const dev
   PLAN_CHECK(types.arrays_aligned);
   PLAN_CHECK(p.layout.outer == 1);
   PLAN_CHECK(p.layout.inner == 1);
-  PLAN_CHECK(numel >= policy::pipelined_rows_min_items);
+  PLAN_CHECK(numel >= policy::pipelined_rows_min_items(types.acc_bytes));
   PLAN_CHECK(p.block_threads == k.threads);
   PLAN_CHECK(k.threads == 2 * 32 * k.vec + 64);  // two squads, the producer and the look-back warp
   PLAN_CHECK(k.items % 2 == 1);                  // a warp's threads read different banks
@@ -651,7 +651,7 @@ TEST_CASE("one long row of 8-byte sums or (value, index) scans takes the pipelin
     if (!pipelined) {
       continue;
     }
-    const std::int64_t min = policy::pipelined_rows_min_items;
+    const std::int64_t min = policy::pipelined_rows_min_items(e.types.acc_bytes);
     for (const Shape3 s : {Shape3{1, min, 1}, Shape3{1, (std::int64_t{1} << 28) + 3, 1}}) {
       CHECK(fastscan::detail::make_plan(s, e.types, h200).kind == strategy::pipelined);
     }
