@@ -653,7 +653,7 @@ TEST_CASE("row look-backs that stop at their first unready poll give the bits of
   }
 }
 
-TEST_CASE("one long row of (value, index) pairs through the pipelined kernel equals the row kernel", "[gpu][lookback]") {
+TEST_CASE("one long row of (value, index) pairs through the pipelined kernel equals the row kernel", "[gpu][lookback][large]") {
   // 16-byte aligned arrays take the pipelined kernel from its minimum length; the same call on
   // arrays one element off alignment takes the row kernel. Both must agree bit for bit (values and
   // indices, ties and a tail no bulk copy covers), and the values must be the running maxima.

@@ -267,6 +267,21 @@ struct pipelined_rows {
       }
     }
   }
+  //! Tile t's side outputs in global memory (none without a side output).
+  FASTSCAN_DEVICE side_t* side_out(std::int64_t t) const {
+    if constexpr (sides) {
+      return prob.side_out + t * tile_items;
+    } else {
+      return nullptr;
+    }
+  }
+  //! Output `slot` of a tile into `values` (and its side output into `side`).
+  FASTSCAN_DEVICE void put(T* values, side_t* side, int slot, const acc_t& running, const acc_t& previous, bool had) const {
+    values[slot] = prob.output(running, previous, had);
+    if constexpr (sides) {
+      side[slot] = prob.side(running);
+    }
+  }
   //! The thread's outputs into its stage slots (the last tile's rest straight to global memory).
   FASTSCAN_DEVICE void form(std::int64_t k, int st, std::int64_t t, int tid, bool has_lane_before, const acc_t& lane_before, int warp,
                             const acc_t (&v)[items]) const {
@@ -290,15 +305,9 @@ struct pipelined_rows {
       has = true;
       const int slot = tid * items + i;
       if (slot < bulk) {
-        stage(st)[slot] = prob.output(running, previous, had);
-        if constexpr (sides) {
-          side_stage(k)[slot] = prob.side(running);
-        }
+        put(stage(st), side_stage(k), slot, running, previous, had);
       } else if (slot < n) {
-        prob.out[t * tile_items + slot] = prob.output(running, previous, had);
-        if constexpr (sides) {
-          prob.side_out[t * tile_items + slot] = prob.side(running);
-        }
+        put(prob.out + t * tile_items, side_out(t), slot, running, previous, had);
       }
     }
   }
