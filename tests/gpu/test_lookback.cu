@@ -652,3 +652,41 @@ TEST_CASE("row look-backs that stop at their first unready poll give the bits of
     CHECK(differing(fell.indices, waited[k].indices) == 0);
   }
 }
+
+TEST_CASE("one long row of (value, index) pairs through the pipelined kernel equals the row kernel", "[gpu][lookback][large]") {
+  // 16-byte aligned arrays take the pipelined kernel from its minimum length; the same call on
+  // arrays one element off alignment takes the row kernel. Both must agree bit for bit (values and
+  // indices, ties and a tail no bulk copy covers), and the values must be the running maxima.
+  const std::int64_t min = fastscan::policy::pipelined_rows_min_items(16);
+  for (const std::int64_t len : {min + 3, 2 * min + 77}) {
+    CAPTURE(len);
+    const auto n = static_cast<std::size_t>(len);
+    host_array<std::int64_t> in(n);
+    std::mt19937_64 rng(static_cast<unsigned>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      in[i] = static_cast<std::int64_t>(rng() % 1000) + static_cast<std::int64_t>(i / (n / 5 + 1)) * 300;  // (ties)
+    }
+    device_buffer<std::int64_t> d_in(n + 2), values(n + 2), indices(n + 2);
+    std::vector<std::int64_t> got_v[2], got_i[2];
+    for (int off = 0; off < 2; ++off) {
+      CUDA_REQUIRE(cudaMemcpy(d_in.ptr + off, in.data(), n * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+      values.poison();
+      indices.poison();
+      CUDA_REQUIRE(fastscan::cummax(d_in.ptr + off, values.ptr + off, indices.ptr + off, fastscan::Shape3{1, len, 1}));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      const auto v = values.download(), ix = indices.download();
+      got_v[off].assign(v.begin() + off, v.begin() + off + len);
+      got_i[off].assign(ix.begin() + off, ix.begin() + off + len);
+    }
+    std::size_t differ = 0, wrong = 0;
+    std::int64_t run = in[0];
+    for (std::size_t i = 0; i < n; ++i) {
+      run = std::max(run, in[i]);
+      differ += got_v[0][i] != got_v[1][i] || got_i[0][i] != got_i[1][i];
+      const auto at = got_i[0][i];
+      wrong += got_v[0][i] != run || at < 0 || static_cast<std::size_t>(at) > i || in[static_cast<std::size_t>(at)] != run;
+    }
+    CHECK(differ == 0);
+    CHECK(wrong == 0);
+  }
+}

@@ -153,7 +153,7 @@ void check_pipelined(const plan& p, Shape3 s, const scan_types& types, const dev
   PLAN_CHECK(types.arrays_aligned);
   PLAN_CHECK(p.layout.outer == 1);
   PLAN_CHECK(p.layout.inner == 1);
-  PLAN_CHECK(numel >= policy::pipelined_rows_min_items);
+  PLAN_CHECK(numel >= policy::pipelined_rows_min_items(types.acc_bytes));
   PLAN_CHECK(p.block_threads == k.threads);
   PLAN_CHECK(k.threads == 2 * 32 * k.vec + 64);  // two squads, the producer and the look-back warp
   PLAN_CHECK(k.items % 2 == 1);                  // a warp's threads read different banks
@@ -608,7 +608,7 @@ TEST_CASE("a plan in words names its region: rows with or without a look-back, c
       CHECK(has(words(Shape3{std::int64_t{1} << 14, row + 1, 1}), "a decoupled look-back"));
     }
     if (t.variants.items_of(strategy::pipelined, true) > 0) {
-      CHECK(has(words(Shape3{1, std::int64_t{1} << 24, 1}), "one long row, pipelined"));
+      CHECK(has(words(Shape3{1, policy::pipelined_rows_min_items(t.acc_bytes), 1}), "one long row, pipelined"));
     }
     CHECK(has(words(Shape3{1, std::int64_t{1} << 22, 16}), "columns: tiles of"));
     CHECK(has(words(Shape3{1, std::int64_t{1} << 22, 16}), "chains of"));
@@ -640,15 +640,18 @@ TEST_CASE("temp storage carves into pieces 256 bytes apart, and a null base only
   CHECK(fastscan::detail::temp_piece(257) == 512);
 }
 
-TEST_CASE("one long row of 8-byte sums takes the pipelined kernel, on aligned arrays only", "[host][plan]") {
+TEST_CASE("one long row of 8-byte sums or (value, index) scans takes the pipelined kernel, on aligned arrays only",
+          "[host][plan]") {
   for (const auto& e : entry_point_types()) {
     CAPTURE(e.name);
     const bool pipelined = e.types.variants.items_of(strategy::pipelined, true) > 0;
-    CHECK(pipelined == (e.name == "cumsum int64" || e.name == "cumsum float64"));
+    // (Not int32 indices beside 8-byte values: the side stage holds the values' element size.)
+    CHECK(pipelined == (e.name == "cumsum int64" || e.name == "cumsum float64" ||
+                        e.name == "cummax int64 (int64 indices)" || e.name == "cummax float64 (int64 indices)"));
     if (!pipelined) {
       continue;
     }
-    const std::int64_t min = policy::pipelined_rows_min_items;
+    const std::int64_t min = policy::pipelined_rows_min_items(e.types.acc_bytes);
     for (const Shape3 s : {Shape3{1, min, 1}, Shape3{1, (std::int64_t{1} << 28) + 3, 1}}) {
       CHECK(fastscan::detail::make_plan(s, e.types, h200).kind == strategy::pipelined);
     }

@@ -10,8 +10,9 @@
 //!   with one bulk copy, then frees the stage.
 //! Tiles come from tickets, so a tile only ever waits on tiles held by running blocks: the kernel
 //! needs no helpers for forward progress. The ticket's round trip is the producer's, off every
-//! other warp's path. Inputs, outputs and accumulators have one size (the stage is scanned in
-//! place); the entry points give this kernel only 16-byte aligned arrays (bulk copies).
+//! other warp's path. Inputs and outputs have one size (the stage is scanned in place; a side
+//! output, the indices of a (value, index) scan, has a stage of its own); the entry points give
+//! this kernel only 16-byte aligned arrays (bulk copies).
 #pragma once
 
 #include <fastscan/device/tile_state.cuh>
@@ -67,11 +68,12 @@ struct ring {
                  "l"(src), "r"(bytes), "r"(at(bar))
                  : "memory");
   }
+  //! A bulk store into the open group (commit() closes it: one group a tile).
   static FASTSCAN_DEVICE void store(void* dst, const void* src, unsigned bytes) {
     asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(at(src)), "r"(bytes)
                  : "memory");
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
   }
+  static FASTSCAN_DEVICE void commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
   //! Until at most one bulk store of this thread still reads shared memory.
   static FASTSCAN_DEVICE void store_read_but_one() { asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory"); }
   static FASTSCAN_DEVICE void stores_done() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
@@ -93,18 +95,33 @@ struct pipelined_rows {
   static constexpr int squad = warps * 32;
   static constexpr int tile_items = squad * items;
   static constexpr int stage_bytes = (tile_items * static_cast<int>(sizeof(T)) + 127) / 128 * 128;
+  //! Problems with a side output ((value, index) scans) form it into one of side_buffers buffers,
+  //! a slot an item, taken in turn: only the scan-store squad writes them, and a buffer is written
+  //! again two tiles after its store was issued, when the squad's barrier follows the wait for that
+  //! store's reads (scan_store).
+  static constexpr bool sides = has_side_output<Problem>;
+  using side_t = std::conditional_t<sides, typename Problem::side_t, T>;
+  static constexpr int side_buffers = sides ? 3 : 0;
+  static constexpr int side_bytes = (tile_items * static_cast<int>(sizeof(side_t)) + 127) / 128 * 128;
   using shared_t = pipelined_shared<acc_t, warps, stages>;
   //! The block's dynamic shared memory (over the 48 KB default: the launcher opts in).
-  static constexpr std::size_t smem_bytes = std::size_t{stages} * stage_bytes + sizeof(shared_t);
-  static_assert(sizeof(T) == sizeof(acc_t) && sizeof(typename Problem::output_t) == sizeof(T),
-                "the stage is scanned in place: inputs, accumulators and outputs of one size");
+  static constexpr std::size_t smem_bytes =
+      std::size_t{stages} * stage_bytes + std::size_t{side_buffers} * side_bytes + sizeof(shared_t);
+  static_assert(sizeof(typename Problem::output_t) == sizeof(T) && sizeof(side_t) == sizeof(T),
+                "the stage is scanned in place: inputs and outputs of one size");
 
   const Problem& prob;
   const pipelined_row_params& p;
   unsigned char* smem;
 
-  FASTSCAN_DEVICE shared_t& sh() const { return *reinterpret_cast<shared_t*>(smem + stages * stage_bytes); }
+  FASTSCAN_DEVICE shared_t& sh() const {
+    return *reinterpret_cast<shared_t*>(smem + stages * stage_bytes + side_buffers * side_bytes);
+  }
   FASTSCAN_DEVICE T* stage(int s) const { return reinterpret_cast<T*>(smem + s * stage_bytes); }
+  //! The side buffer of the block's k-th tile.
+  FASTSCAN_DEVICE side_t* side_stage(std::int64_t k) const {
+    return reinterpret_cast<side_t*>(smem + stages * stage_bytes + static_cast<int>(k % (sides ? side_buffers : 1)) * side_bytes);
+  }
   FASTSCAN_DEVICE int valid(std::int64_t t) const {
     const std::int64_t left = p.numel - t * tile_items;
     return static_cast<int>(left < tile_items ? left : tile_items);
@@ -224,13 +241,17 @@ struct pipelined_rows {
       acc_t v[items];
       const acc_t lane_before = shuffle_up(warp_inclusive_scan(gather(st, t, tid, v), prob.op), 1u);
       ring::wait(&s.prefixed[st], k / stages);  // (after reduced: the warp totals are in)
-      form(st, t, tid, lane > 0, lane_before, warp, v);
+      form(k, st, t, tid, lane > 0, lane_before, warp, v);
       ring::fence_to_copies();
       ring::squad_sync<2, squad>();
       if (tid == 0) {
         const int bulk = bulk_items(valid(t));
         if (bulk > 0) {
           ring::store(prob.out + t * tile_items, stage(st), static_cast<unsigned>(bulk * sizeof(T)));
+          if constexpr (sides) {
+            ring::store(prob.side_out + t * tile_items, side_stage(k), static_cast<unsigned>(bulk * sizeof(side_t)));
+          }
+          ring::commit();
         }
         if (pending >= 0) {
           ring::store_read_but_one();
@@ -246,8 +267,23 @@ struct pipelined_rows {
       }
     }
   }
+  //! Tile t's side outputs in global memory (none without a side output).
+  FASTSCAN_DEVICE side_t* side_out(std::int64_t t) const {
+    if constexpr (sides) {
+      return prob.side_out + t * tile_items;
+    } else {
+      return nullptr;
+    }
+  }
+  //! Output `slot` of a tile into `values` (and its side output into `side`).
+  FASTSCAN_DEVICE void put(T* values, side_t* side, int slot, const acc_t& running, const acc_t& previous, bool had) const {
+    values[slot] = prob.output(running, previous, had);
+    if constexpr (sides) {
+      side[slot] = prob.side(running);
+    }
+  }
   //! The thread's outputs into its stage slots (the last tile's rest straight to global memory).
-  FASTSCAN_DEVICE void form(int st, std::int64_t t, int tid, bool has_lane_before, const acc_t& lane_before, int warp,
+  FASTSCAN_DEVICE void form(std::int64_t k, int st, std::int64_t t, int tid, bool has_lane_before, const acc_t& lane_before, int warp,
                             const acc_t (&v)[items]) const {
     shared_t& s = sh();
     acc_t running = s.prefix[st];
@@ -269,9 +305,9 @@ struct pipelined_rows {
       has = true;
       const int slot = tid * items + i;
       if (slot < bulk) {
-        stage(st)[slot] = prob.output(running, previous, had);
+        put(stage(st), side_stage(k), slot, running, previous, had);
       } else if (slot < n) {
-        prob.out[t * tile_items + slot] = prob.output(running, previous, had);
+        put(prob.out + t * tile_items, side_out(t), slot, running, previous, had);
       }
     }
   }

@@ -107,6 +107,17 @@ inline unsigned long long next_tile_tag() {
   }
 }
 
+//! Whether a problem's side output, if any, can leave the pipelined kernel by bulk copies beside
+//! its values: an array of the values' element size.
+template <class Problem>
+constexpr bool pipelined_sides() {
+  if constexpr (has_side_output<Problem>) {
+    return std::is_pointer_v<decltype(Problem::side_out)> && sizeof(typename Problem::side_t) == sizeof(typename Problem::input_t);
+  } else {
+    return true;
+  }
+}
+
 //! The kernels one problem type compiles, and what the solver must know of them.
 template <class Problem>
 struct problem_kernels {
@@ -136,10 +147,9 @@ struct problem_kernels {
   //! plain folds (no heads, no unit sums).
   static constexpr policy::pipelined_shape pipe = tune::pipelined();
   static constexpr bool pipelined_kernel = pipe.warps > 0 && std::is_pointer_v<decltype(Problem::in)> &&
-                                           std::is_pointer_v<decltype(Problem::out)> &&
-                                           !has_side_output<Problem> && !has_row_heads<Problem>::value &&
-                                           !has_complete_folds<Problem>::value && !has_unit_sums<Problem>::value &&
-                                           sizeof(input_t) == sizeof(acc_t) &&
+                                           std::is_pointer_v<decltype(Problem::out)> && pipelined_sides<Problem>() &&
+                                           !has_row_heads<Problem>::value && !has_complete_folds<Problem>::value &&
+                                           !has_unit_sums<Problem>::value &&
                                            sizeof(typename Problem::output_t) == sizeof(input_t);
   using pipelined_policy = policy::pipelined_row_kernel<pipe.warps, pipe.items, pipe.stages, exact>;
 
@@ -195,6 +205,9 @@ struct problem_kernels {
     if constexpr (pipelined_kernel) {
       t.arrays_aligned = reinterpret_cast<std::uintptr_t>(prob.in) % 16 == 0 &&
                          reinterpret_cast<std::uintptr_t>(prob.out) % 16 == 0;
+      if constexpr (has_side_output<Problem>) {
+        t.arrays_aligned = t.arrays_aligned && reinterpret_cast<std::uintptr_t>(prob.side_out) % 16 == 0;
+      }
     }
     return t;
   }

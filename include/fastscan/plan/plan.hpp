@@ -172,7 +172,7 @@ inline void plan_rows(plan& p, const scan_types& types, const device_limits& dev
 //! Whether kernel v (-1: none compiled) takes the layout: one row of at least
 //! policy::pipelined_rows_min_items, shared memory the device gives, a row kernel for the size query.
 inline bool pipelined_takes(int v, Shape3 layout, const scan_types& types, const device_limits& dev) {
-  const bool one_long_row = layout.outer == 1 && layout.inner == 1 && layout.len >= policy::pipelined_rows_min_items;
+  const bool one_long_row = layout.outer == 1 && layout.inner == 1 && layout.len >= policy::pipelined_rows_min_items(types.acc_bytes);
   return v >= 0 && one_long_row && types.variants.at[v].slice_bytes <= dev.smem_optin_per_block &&
          types.variants.items_of(strategy::rows, true) > 0;
 }

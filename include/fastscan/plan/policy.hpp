@@ -176,12 +176,19 @@ struct pipelined_shape {
 };
 //! 8-byte sums: 2 + 2 warps x 31 items x 6 stages of 16 KB, 0.963 of copy for int64 2^28 on an
 //! H100 against the row kernel's 0.862 (bench/NOTES.md item 1); 4-byte sums keep the row kernel
-//! (0.90 against 0.92 there).
+//! (0.90 against 0.92 there). 8-byte (value, index) scans: 23 items a thread in 6 stages of 11.5 KB
+//! and three 11.5 KB index buffers (int64 cummax 2^27 on an H100: 0.912 of copy against the row
+//! kernel's 0.887; 15 items x 10 stages 0.875, 31 x 4 0.868).
 constexpr pipelined_shape pipelined_rows(std::size_t in_bytes, std::size_t acc_bytes) {
-  return in_bytes == 8 && acc_bytes == 8 ? pipelined_shape{2, 31, 6} : pipelined_shape{};
+  return in_bytes == 8 && acc_bytes == 8    ? pipelined_shape{2, 31, 6}
+         : in_bytes == 8 && acc_bytes == 16 ? pipelined_shape{2, 23, 6}
+                                            : pipelined_shape{};
 }
 //! Rows shorter than this take the row kernel (the pipeline's blocks would not fill the chip).
-constexpr std::int64_t pipelined_rows_min_items = std::int64_t{1} << 20;
+//! (value, index) rows only from 2^25 (H100: 2^20 +10 %, 2^24 +1.2 % against the row kernel).
+constexpr std::int64_t pipelined_rows_min_items(std::size_t acc_bytes) {
+  return acc_bytes >= 16 ? std::int64_t{1} << 25 : std::int64_t{1} << 20;
+}
 //! Blocks an SM holds (about 100 KB of stages each).
 constexpr int pipelined_rows_blocks_per_sm = 2;
 
@@ -247,6 +254,7 @@ struct tuning<In, Acc, log_sum_exp_op> : size_tuning<sizeof(In), sizeof(Acc)> {
   static constexpr int row_latency_items() { return base::row_latency_items() < row_items(true) ? base::row_latency_items() : row_items(true); }
   static constexpr int row_short_items() { return row_latency_items(); }
   static constexpr int column_wide_items(bool, bool, bool) { return base::column_items(); }
+  static constexpr pipelined_shape pipelined() { return {}; }
 };
 
 }  // namespace policy
