@@ -52,7 +52,24 @@ __global__ void read_kernel(const uint4* x, std::int64_t vectors, unsigned* sink
   acc = __reduce_xor_sync(0xffffffffu, acc);
   if ((threadIdx.x & 31) == 0 && acc == 0x9E3779B9u) sink[blockIdx.x] = acc;  // (almost never taken)
 }
+//! Holds the stream for `ns` nanoseconds.
+__global__ void hold_kernel(unsigned long long ns) {
+  unsigned long long t0 = 0, t = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
 }  // namespace
+
+//! Holds the default stream for 2 ms, so that calls enqueued behind it run back to back on the
+//! device whatever the host's launch time (5.8 us for an empty kernel on one lent host, more than
+//! a latency-bound call's device time).
+inline void hold_stream() {
+  hold_kernel<<<1, 1>>>(2000000ull);
+  check(cudaPeekAtLastError(), "hold kernel");
+}
 
 //! Reads `bytes` (rounded down to 16) at `x` once.
 inline void pure_read(const void* x, std::size_t bytes, unsigned* sink, cudaStream_t stream = nullptr) {
@@ -73,7 +90,8 @@ struct device_memory {
 
 //! Times `call` with CUDA events: three warm-up calls, then one round per `more()` (true while
 //! rounds are wanted), each `record(ms)` with the time per call. Working sets beyond 64 MB (past
-//! the 60 MB L2) run one call per round, smaller ones 20 calls back to back (latency).
+//! the 60 MB L2) run one call per round, smaller ones 20 calls back to back behind hold_stream()
+//! (latency: device time, not the host's launch time).
 template <class More, class Record>
 void time_rounds(std::size_t working_set, const std::function<void()>& call, More&& more, Record&& record) {
   const int per = working_set > (std::size_t{64} << 20) ? 1 : 20;
@@ -83,6 +101,7 @@ void time_rounds(std::size_t working_set, const std::function<void()>& call, Mor
   for (int i = 0; i < 3; ++i) call();
   check(cudaDeviceSynchronize(), "warm-up");
   while (more()) {
+    if (per > 1) hold_stream();
     cudaEventRecord(start);
     for (int k = 0; k < per; ++k) call();
     cudaEventRecord(stop);

@@ -36,6 +36,7 @@ namespace {
 using bench_support::check;
 using bench_support::device_memory;
 using bench_support::fill;
+using bench_support::hold_stream;
 using gate::gate_case;
 
 __device__ std::uint64_t mix(std::uint64_t i, std::uint64_t seed) {
@@ -122,23 +123,10 @@ struct variant {
   double host_us = 0;
 };
 
-//! Holds the stream for `ns` nanoseconds.
-__global__ void hold_kernel(unsigned long long ns) {
-  unsigned long long t0 = 0, t = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
-}
-
-//! Device time per call of `per` calls. A batch of several calls is enqueued behind a kernel that
-//! holds the stream for 2 ms, so the device runs them back to back whatever the host's launch
-//! time (5.8 us for an empty kernel on one lent host, more than a latency row's device time).
+//! Device time per call of `per` calls: a batch of several runs behind hold_stream(), back to back.
 float time_batch(const std::function<cudaError_t()>& call, int per, cudaEvent_t start, cudaEvent_t stop) {
   if (per > 1) {
-    hold_kernel<<<1, 1>>>(2000000ull);
-    check(cudaPeekAtLastError(), "hold kernel");
+    hold_stream();
   }
   check(cudaEventRecord(start), "event");
   for (int k = 0; k < per; ++k) check(call(), "timed call");
