@@ -104,26 +104,32 @@ namespace detail_ {
 //! One pass of fold_columns: `rows` (the input or the last pass's partial folds, rows_left rows
 //! a column) folded fold_rows rows at a time into `to` (chunks rows a column).
 template <class Rows, class Op, class Acc>
-cudaError_t fold_pass(Rows rows, Op op, Acc* to, Shape3 local, std::int64_t rows_left, std::int64_t chunks, cudaStream_t stream) {
+cudaError_t fold_pass(Rows rows, Op op, Acc* to, Shape3 local, std::int64_t rows_left, std::int64_t chunks,
+                      record_length length, cudaStream_t stream) {
   const unsigned blocks = FASTSCAN_NAMESPACE::detail::elementwise_grid(local.outer * chunks * local.inner);
-  fold_rows_kernel<<<blocks, policy::elementwise_threads, 0, stream>>>(rows, op, to, local.outer, rows_left, local.inner, fold_rows);
+  fold_rows_kernel<<<blocks, policy::elementwise_threads, 0, stream>>>(rows, op, to, local.outer, rows_left, local.inner,
+                                                                       fold_rows, length);
   return cudaPeekAtLastError();
 }
 inline std::int64_t fold_chunks(std::int64_t rows) { return (rows + fold_rows - 1) / fold_rows; }
 
 //! out[o * inner + c] = the fold of column (o, c): passes of fold_rows rows each, ping-ponging
-//! partial folds between two temp arrays, until one row is left (the last pass writes `out`).
+//! partial folds between two temp arrays, until one row is left (the last pass writes `out`). The
+//! first pass, made even with no rows, writes `length`.
 template <class T, class Kind, class Acc = typename Kind::acc_t>
-cudaError_t fold_columns(const T* in, Shape3 local, Kind kind, Acc* out, Acc* ping, Acc* pong, cudaStream_t stream) {
+cudaError_t fold_columns(const T* in, Shape3 local, Kind kind, Acc* out, Acc* ping, Acc* pong, record_length length,
+                         cudaStream_t stream) {
   std::int64_t chunks = fold_chunks(local.len);
   Acc* to = chunks == 1 ? out : ping;
-  cudaError_t err = fold_pass(input_rows<T, Kind>{in, kind, local.len, local.inner}, kind.op, to, local, local.len, chunks, stream);
+  cudaError_t err = fold_pass(input_rows<T, Kind>{in, kind, local.len, local.inner}, kind.op, to, local, local.len, chunks,
+                              length, stream);
   for (int pass = 1; err == cudaSuccess && chunks > 1; ++pass) {
     const Acc* const from = to;
     const std::int64_t rows_left = chunks;
     chunks = fold_chunks(rows_left);
     to = chunks == 1 ? out : (pass % 2 == 0 ? ping : pong);
-    err = fold_pass(partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to, local, rows_left, chunks, stream);
+    err = fold_pass(partial_rows<Acc>{from, rows_left, local.inner}, kind.op, to, local, rows_left, chunks,
+                    record_length{nullptr, 0}, stream);
   }
   return err;
 }
@@ -143,15 +149,13 @@ fold_temp<Acc> take_folds(FASTSCAN_NAMESPACE::detail::temp_carver& t, Shape3 loc
   Acc* const from = t.take<Acc>(folds);
   return {from, t.take<Acc>(folds)};
 }
-//! The record's length (a shard without columns has empty rows), then its columns' folds.
+//! The record's length (a shard without columns has empty rows) and its columns' folds.
 template <class T, class Kind, class Acc>
 cudaError_t write_record(const T* in, Shape3 local, Kind kind, void* record, fold_temp<Acc> folds, cudaStream_t stream) {
-  const std::int64_t len = local.outer * local.inner > 0 ? local.len : 0;
-  write_length_kernel<<<1, 1, 0, stream>>>(static_cast<std::int64_t*>(record), len);
-  const cudaError_t err = cudaPeekAtLastError();
-  if (err != cudaSuccess || len == 0) return err;
-  return fold_columns(in, local, kind, reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16), folds.from, folds.to,
-                      stream);
+  const record_length length{static_cast<std::int64_t*>(record), local.outer * local.inner > 0 ? local.len : 0};
+  const Shape3 rows{local.outer, length.len, local.inner};  // (no columns: one pass over nothing)
+  return fold_columns(in, rows, kind, reinterpret_cast<Acc*>(static_cast<unsigned char*>(record) + 16), folds.from, folds.to,
+                      length, stream);
 }
 //! A record to write to, and inputs wherever the shard has elements.
 template <class T>

@@ -1,6 +1,7 @@
 //! \file shard_passes.cuh
-//! The kernels of a sharded scan's steps (shard.cuh launches them): column folds in row order,
-//! the record's length, and each column's carry from the earlier ranks' records.
+//! The kernels of a sharded scan's steps (shard.cuh launches them): column folds in row order
+//! (the first pass writes the record's length), and each column's carry from the earlier ranks'
+//! records.
 #pragma once
 
 #include <fastscan/config.cuh>
@@ -12,12 +13,20 @@ FASTSCAN_NAMESPACE_BEGIN
 namespace shard {
 namespace detail_ {
 
+//! A record's length and where it goes (null: nowhere), written by a fold pass on the stream (no
+//! host memory for a captured graph to read later, no launch of its own).
+struct record_length {
+  std::int64_t* at;
+  std::int64_t len;
+};
+
 //! out[o, k, c] = the fold, in row order, of rows [k * rows, (k + 1) * rows) of column (o, c) of
-//! an [outer, len, inner] view read through `load(o, i, c)`.
+//! an [outer, len, inner] view read through `load(o, i, c)`; and the record's length.
 FASTSCAN_KERNELS_BEGIN
 template <class Acc, class Op, class Load>
 FASTSCAN_KERNEL void fold_rows_kernel(Load load, Op op, Acc* out, std::int64_t outer, std::int64_t len, std::int64_t inner,
-                                      std::int64_t rows) {
+                                      std::int64_t rows, record_length length) {
+  if (length.at != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *length.at = length.len;
   const std::int64_t chunks = (len + rows - 1) / rows;
   const std::int64_t n = outer * chunks * inner;
   for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t < n; t += std::int64_t{gridDim.x} * blockDim.x) {
@@ -46,14 +55,6 @@ struct partial_rows {
   std::int64_t len, inner;
   FASTSCAN_HD Acc operator()(std::int64_t o, std::int64_t i, std::int64_t c) const { return partials[(o * len + i) * inner + c]; }
 };
-
-//! A record's length, written on the stream (no host memory for a captured graph to read later).
-FASTSCAN_KERNELS_BEGIN
-template <class Int>
-FASTSCAN_KERNEL void write_length_kernel(Int* record, Int len) {
-  *record = len;
-}
-FASTSCAN_KERNELS_END
 
 //! Each column's carry (the fold of the earlier ranks' records, positions rebased), whether it has
 //! one, and the shard's offset.
