@@ -60,7 +60,7 @@ scan_types synthetic(const sizes& z, bool exact = true) {
   if (policy::row_kernel_takes(z.in)) {
     const int items = policy::row_items(z.in, z.acc, z.in_place);
     const int latency = policy::row_latency_items(z.in, z.acc);
-    const int short_items = policy::row_short_items(z.in);
+    const int short_items = policy::row_short_items(z.in, z.acc);
     const int threads = policy::row_kernel_bounds(z.in_place, z.in, exact, z.acc).threads;
     const std::size_t slice = z.row_slice > 0 ? z.row_slice : z.slice;
     t.variants.add({strategy::rows, items, 1, threads, slice, false});
