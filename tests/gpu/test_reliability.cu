@@ -454,6 +454,56 @@ TEST_CASE("one temp buffer serves every entry point back to back on one stream",
   }
 }
 
+//! `calls` cumsums enqueued back to back, each reading the output of the one before (two buffers in
+//! turn): a kernel that started before its predecessor's writes were visible (stream_order.cuh)
+//! would read the older buffer. Unsigned sums wrap, so any order of additions gives the host's bits.
+template <class T>
+void check_chain(fastscan::Shape3 shape, int calls, std::uint64_t seed) {
+  const std::size_t n = static_cast<std::size_t>(shape.outer * shape.len * shape.inner);
+  std::mt19937_64 rng(seed);
+  host_array<T> want(n);
+  for (auto& x : want) x = static_cast<T>(rng() % 5);
+  device_buffer<T> a(n), b(n);
+  a.upload(want);
+  b.poison();
+  std::size_t bytes = 0;
+  CUDA_REQUIRE(fastscan::cumsum(nullptr, bytes, a.ptr, b.ptr, shape, nullptr));
+  device_buffer<unsigned char> temp(bytes);
+  stream_guard stream;
+  for (int k = 0; k < calls; ++k) {
+    const T* in = k % 2 == 0 ? a.ptr : b.ptr;
+    T* out = k % 2 == 0 ? b.ptr : a.ptr;
+    CUDA_REQUIRE(fastscan::cumsum(temp.ptr, bytes, in, out, shape, stream.s));
+  }
+  CUDA_REQUIRE(cudaStreamSynchronize(stream.s));
+  for (int k = 0; k < calls; ++k) {
+    for (std::int64_t o = 0; o < shape.outer; ++o) {
+      for (std::int64_t i = 0; i < shape.inner; ++i) {
+        T run = 0;
+        for (std::int64_t l = 0; l < shape.len; ++l) {
+          T& x = want[static_cast<std::size_t>((o * shape.len + l) * shape.inner + i)];
+          run = static_cast<T>(run + x);
+          x = run;
+        }
+      }
+    }
+  }
+  const host_array<T> got = (calls % 2 == 0 ? a : b).download();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += got[i] != want[i];
+  CHECK(bad == 0);
+}
+
+TEST_CASE("each call of a back-to-back chain reads the output of the one before", "[gpu][stream]") {
+  using fastscan::Shape3;
+  for (const Shape3 shape : {Shape3{1, 16384, 1}, Shape3{1, 65536, 1}, Shape3{7, 1000, 1}, Shape3{3, 4096, 33},
+                             Shape3{1, 2097152, 1}}) {
+    CAPTURE(shape.outer, shape.len, shape.inner);
+    check_chain<std::uint32_t>(shape, 101, 900);
+  }
+  check_chain<std::uint64_t>(fastscan::Shape3{1, (std::int64_t{1} << 25) + 3, 1}, 5, 901);
+}
+
 TEST_CASE("host threads call fastscan at once, each on its own stream", "[gpu][stream]") {
   constexpr int threads = 4;
   std::vector<std::vector<std::unique_ptr<call>>> work;

@@ -718,6 +718,7 @@ FASTSCAN_KERNELS_BEGIN
 template <class Policy, class Problem, bool Odd = false>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void column_scan_kernel(Problem prob, column_scan_params p) {
   extern __shared__ __align__(16) unsigned char smem[];
+  enter_stream_order();
   for_each_tile<Policy::checked_only>(p.tile_counter, p.tag, p.num_tiles, smem,
                                       [&](std::int64_t tile, tile_tickets& tickets) {
     using tile_t = column_tile<Policy, Odd, Problem>;

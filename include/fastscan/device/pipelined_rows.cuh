@@ -319,6 +319,7 @@ FASTSCAN_KERNELS_BEGIN
 template <class Policy, class Problem>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void pipelined_rows_kernel(Problem prob, pipelined_row_params p) {
   extern __shared__ __align__(16) unsigned char smem[];  // (bulk copies need 16-byte alignment)
+  enter_stream_order();
   const pipelined_rows<Policy, Problem> block{prob, p, smem};
   auto& s = block.sh();
   if (threadIdx.x == 0) {

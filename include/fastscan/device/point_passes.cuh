@@ -6,6 +6,7 @@
 #include <fastscan/detail/divisor.cuh>
 #include <fastscan/detail/numeric.cuh>
 #include <fastscan/detail/vector_io.cuh>
+#include <fastscan/device/stream_order.cuh>
 
 #include <cstdint>
 
@@ -17,6 +18,7 @@ namespace detail {
 FASTSCAN_KERNELS_BEGIN
 template <class Key>
 FASTSCAN_KERNEL void sort_input_kernel(const Key* keys, Key* keys_out, std::int64_t* index, std::int64_t n, std::int64_t cells) {
+  enter_stream_order();
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
     const Key k = keys[i];
     keys_out[i] = cells > 0 && (k < 0 || static_cast<std::int64_t>(k) >= cells) ? static_cast<Key>(cells) : k;
@@ -30,6 +32,7 @@ FASTSCAN_KERNELS_END
 FASTSCAN_KERNELS_BEGIN
 template <int V, class Src, class Dst, class Map>
 FASTSCAN_KERNEL void gather_rows_kernel(const Src* src, Dst* dst, Map map, std::int64_t S, std::int64_t C, divisor by_groups) {
+  enter_stream_order();
   const std::int64_t groups = (C + V - 1) / V;
   for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t < S * groups; t += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t j = by_groups.div(t);

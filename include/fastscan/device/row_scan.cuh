@@ -575,6 +575,7 @@ template <class Policy, class Problem, class Heads>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void row_scan_kernel(Problem prob, row_scan_params p,
                                                                                             Heads heads) {
   extern __shared__ __align__(16) unsigned char smem[];
+  enter_stream_order();
   for (std::int64_t tile = blockIdx.x; tile < p.num_tiles; tile += gridDim.x) {
     row_tile_sequence<Policy>(prob, p, heads, tile, smem);
   }

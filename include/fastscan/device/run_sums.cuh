@@ -9,6 +9,7 @@
 
 #include <fastscan/detail/numeric.cuh>
 #include <fastscan/detail/vector_io.cuh>
+#include <fastscan/device/stream_order.cuh>
 #include <fastscan/ops/segmented.cuh>
 
 #include <cstdint>
@@ -156,6 +157,7 @@ struct run_sum_range {
 FASTSCAN_KERNELS_BEGIN
 template <class Policy, int V, class T, class Pass>
 FASTSCAN_KERNEL __launch_bounds__(Policy::threads, Policy::min_blocks) void run_sums_kernel(Pass pass) {
+  enter_stream_order();
   run_sum_part part;
   if (run_sum_part::of_thread<V>(pass, part)) {
     run_sum_range<Policy, V, T, Pass>(pass, part).run();
@@ -168,6 +170,7 @@ FASTSCAN_KERNELS_END
 FASTSCAN_KERNELS_BEGIN
 template <int V, class Pass>
 FASTSCAN_KERNEL void run_tails_kernel(Pass pass) {
+  enter_stream_order();
   using Acc = std::remove_pointer_t<decltype(pass.out)>;
   run_sum_part part;
   if (!run_sum_part::of_thread<V>(pass, part)) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <fastscan/config.cuh>
+#include <fastscan/device/stream_order.cuh>
 
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +27,7 @@ FASTSCAN_KERNELS_BEGIN
 template <class Acc, class Op, class Load>
 FASTSCAN_KERNEL void fold_rows_kernel(Load load, Op op, Acc* out, std::int64_t outer, std::int64_t len, std::int64_t inner,
                                       std::int64_t rows, record_length length) {
+  FASTSCAN_NAMESPACE::detail::enter_stream_order();
   if (length.at != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *length.at = length.len;
   const std::int64_t chunks = (len + rows - 1) / rows;
   const std::int64_t n = outer * chunks * inner;
@@ -62,6 +64,7 @@ FASTSCAN_KERNELS_BEGIN
 template <class Kind>
 FASTSCAN_KERNEL void carry_kernel(const unsigned char* records, std::size_t record_bytes, int rank, std::int64_t cols, Kind kind,
                                   typename Kind::acc_t* carry, unsigned char* has, std::int64_t* offset) {
+  FASTSCAN_NAMESPACE::detail::enter_stream_order();
   using Acc = typename Kind::acc_t;
   for (std::int64_t col = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; col < cols; col += std::int64_t{gridDim.x} * blockDim.x) {
     std::int64_t off = 0;

@@ -21,6 +21,7 @@
 //! one word.
 #pragma once
 
+#include <fastscan/device/stream_order.cuh>
 #include <fastscan/ops/segmented.cuh>
 #include <fastscan/warp/warp_scan.cuh>
 

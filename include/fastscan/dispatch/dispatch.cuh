@@ -334,6 +334,54 @@ cudaError_t opt_in_smem(Kernel kernel, int device, std::size_t bytes) {
   return err;
 }
 
+//! Whether `kernel`, as loaded on `device`, holds enter_stream_order's wait (its PTX is of sm_90 or
+//! later), asked once per device and kernel: only such a kernel may start before its stream's
+//! previous kernel has ended.
+template <class Kernel>
+bool waits_for_stream(Kernel kernel, int device) {
+  static std::atomic<unsigned long long> known{0}, waits{0};
+  const unsigned long long bit = device >= 0 && device < 64 ? 1ull << device : 0ull;
+  if (bit != 0 && (known.load(std::memory_order_acquire) & bit) != 0) {
+    return (waits.load(std::memory_order_relaxed) & bit) != 0;
+  }
+  cudaFuncAttributes attr{};
+  const bool yes = cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90;
+  if (yes) waits.fetch_or(bit, std::memory_order_relaxed);
+  known.fetch_or(bit, std::memory_order_release);
+  return yes;
+}
+
+//! A launch's grid, block, dynamic shared memory and device (-1: the current one).
+struct launch_dims {
+  std::int64_t grid;
+  int threads;
+  std::size_t smem_bytes = 0;
+  int device = -1;
+};
+inline launch_dims plan_dims(const plan& p) { return {p.grid, p.block_threads, p.smem_bytes, p.device}; }
+//! An element-wise pass over n items (elementwise_grid).
+inline launch_dims elementwise_dims(std::int64_t n) { return {elementwise_grid(n), policy::elementwise_threads}; }
+
+//! Launches every kernel of the library: with programmatic stream serialization when the kernel
+//! waits for its stream (stream_order.cuh), so a pass after another starts as that one ends.
+template <class... Params, class... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), launch_dims d, cudaStream_t stream, Args&&... args) {
+  if (d.device < 0 && cudaGetDevice(&d.device) != cudaSuccess) {
+    d.device = -1;  // (asked again at each launch; the launch reports the error)
+  }
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(d.grid));
+  config.blockDim = dim3(static_cast<unsigned>(d.threads));
+  config.dynamicSmemBytes = d.smem_bytes;
+  config.stream = stream;
+  config.attrs = &early;
+  config.numAttrs = waits_for_stream(kernel, d.device) ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
 //! Launches the kernels of one problem type for a plan.
 template <class Problem>
 struct launcher {
@@ -399,17 +447,16 @@ struct launcher {
       if (err != cudaSuccess) {
         return err;
       }
-      kernel<<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, pipelined_params(s));
+      return launch_kernel(kernel, plan_dims(p), stream, prob, pipelined_params(s));
     } else if constexpr (v.kind == strategy::rows) {
       const positional_heads heads{p.layout.len, divisor(p.layout.len)};
-      row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>
-          <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, row_params(s), heads);
+      return launch_kernel(row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>,
+                           plan_dims(p), stream, prob, row_params(s), heads);
     } else {
       // A block per tile: the column kernels' strided loop is faster than their ticket loop.
-      column_scan_kernel<typename k::template column_policy<v.items>, Problem, v.odd>
-          <<<static_cast<unsigned>(p.grid), p.block_threads, p.smem_bytes, stream>>>(prob, column_params(s));
+      return launch_kernel(column_scan_kernel<typename k::template column_policy<v.items>, Problem, v.odd>,
+                           plan_dims(p), stream, prob, column_params(s));
     }
-    return cudaPeekAtLastError();
   }
   template <int... I>
   cudaError_t launch_indexed(const launch_state& s, std::integer_sequence<int, I...>) const {
