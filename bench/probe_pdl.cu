@@ -120,6 +120,7 @@ int main() {
     launch<wait_only>(s, true, a, b, n);
     launch<wait_only>(s, true, b, a, n);
   }
+  check(cudaStreamSynchronize(s), "chain");  // (the copy below runs on the legacy stream)
   std::vector<int4> h(n);
   check(cudaMemcpy(h.data(), a, n * 16, cudaMemcpyDeviceToHost), "copy back");
   const long wrong = std::count_if(h.begin(), h.end(), [](const int4& v) { return v.x != 2000; });
