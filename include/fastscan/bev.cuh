@@ -23,8 +23,8 @@ template <class Src, class Dst, class Map>
 cudaError_t gather_rows(const Src* src, Dst* dst, Map map, std::int64_t S, std::int64_t C, cudaStream_t stream) {
   constexpr int V = sizeof(Dst) >= 16 ? 1 : static_cast<int>(16 / sizeof(Dst));
   const std::int64_t groups = (C + V - 1) / V;
-  return launch_kernel(gather_rows_kernel<V, Src, Dst, Map>, elementwise_dims(S * groups), stream, src, dst, map, S, C,
-                       divisor(groups));
+  return launch_kernel<gather_rows_kernel<V, Src, Dst, Map>>(elementwise_dims(S * groups), stream, src, dst, map, S,
+                                                             C, divisor(groups));
 }
 
 //! The bits a radix sort of keys in [0, cells] needs.
@@ -54,7 +54,7 @@ cudaError_t sort_points(temp_carver& t, bool launch, const Key* keys, std::int64
   cudaError_t err = cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, out.keys, index, out.perm, S, 0, bits, stream);
   void* const cub_temp = t.take<unsigned char>(bytes);
   if (err != cudaSuccess || !launch || S == 0) return err;
-  err = launch_kernel(sort_input_kernel<Key>, elementwise_dims(S), stream, keys, keys_in, index, S, cells);
+  err = launch_kernel<sort_input_kernel<Key>>(elementwise_dims(S), stream, keys, keys_in, index, S, cells);
   return err != cudaSuccess ? err
                             : cub::DeviceRadixSort::SortPairs(cub_temp, bytes, keys_in, out.keys, index, out.perm, S, 0, bits, stream);
 }

@@ -68,8 +68,8 @@ cudaError_t sum_runs(temp_carver& t, bool launch, feature_rows<T> rows, const Ke
   const run_sum_pass<feature_rows<T>, Key, To, Acc> pass{rows, keys, to, out, parts, S, C, range_rows, ranges, groups};
   using run_policy = policy::run_sums;
   const launch_dims dims{(ranges * groups + run_policy::threads - 1) / run_policy::threads, run_policy::threads};
-  const cudaError_t err = launch_kernel(run_sums_kernel<run_policy, V, T, decltype(pass)>, dims, stream, pass);
-  return err == cudaSuccess && ranges > 1 ? launch_kernel(run_tails_kernel<V, decltype(pass)>, dims, stream, pass) : err;
+  const cudaError_t err = launch_kernel<run_sums_kernel<run_policy, V, T, decltype(pass)>>(dims, stream, pass);
+  return err == cudaSuccess && ranges > 1 ? launch_kernel<run_tails_kernel<V, decltype(pass)>>(dims, stream, pass) : err;
 }
 
 //! The segments of sorted keys numbered 1, 2, ... at each row (`numbers`): an exact scan of the

@@ -107,8 +107,9 @@ template <class Rows, class Op, class Acc>
 cudaError_t fold_pass(Rows rows, Op op, Acc* to, Shape3 local, std::int64_t rows_left, std::int64_t chunks,
                       record_length length, cudaStream_t stream) {
   namespace d = FASTSCAN_NAMESPACE::detail;
-  return d::launch_kernel(fold_rows_kernel<Acc, Op, Rows>, d::elementwise_dims(local.outer * chunks * local.inner), stream,
-                          rows, op, to, local.outer, rows_left, local.inner, fold_rows, length);
+  return d::launch_kernel<fold_rows_kernel<Acc, Op, Rows>>(d::elementwise_dims(local.outer * chunks * local.inner),
+                                                           stream, rows, op, to, local.outer, rows_left, local.inner,
+                                                           fold_rows, length);
 }
 inline std::int64_t fold_chunks(std::int64_t rows) { return (rows + fold_rows - 1) / fold_rows; }
 
@@ -208,7 +209,7 @@ cudaError_t carry_and_scan(record_set r, Shape3 local, Kind kind, carry_temp<Acc
   const std::int64_t cols = local.outer * local.inner;
   if (cols == 0 || local.len == 0) return cudaSuccess;
   namespace d = FASTSCAN_NAMESPACE::detail;
-  const cudaError_t err = d::launch_kernel(carry_kernel<Kind>, d::elementwise_dims(cols), stream,
+  const cudaError_t err = d::launch_kernel<carry_kernel<Kind>>(d::elementwise_dims(cols), stream,
                                            static_cast<const unsigned char*>(r.records), r.record_bytes, r.rank, cols,
                                            kind, c.carry, c.has, c.offset);
   return err != cudaSuccess ? err : FASTSCAN_NAMESPACE::inclusive_scan(scan_temp, scan_bytes, input, out, kind.op, local, stream);

@@ -318,35 +318,46 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   return tagged ? cudaSuccess : cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
 }
 
-//! Lets `kernel` use `bytes` of dynamic shared memory on `device` (past the 48 KB default), once
-//! per device and kernel (each instantiation has its own flags).
-template <class Kernel>
-cudaError_t opt_in_smem(Kernel kernel, int device, std::size_t bytes) {
-  static std::atomic<unsigned long long> done{0};
-  const unsigned long long bit = device >= 0 && device < 64 ? 1ull << device : 0ull;
-  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) {
+//! Per-device flags of one kernel (each instantiation of the template its own), set once.
+template <auto Kernel>
+struct kernel_flags {
+  static std::atomic<unsigned long long>& word(int slot) {
+    static std::atomic<unsigned long long> words[2] = {{0}, {0}};
+    return words[slot];
+  }
+  static unsigned long long bit(int device) { return device >= 0 && device < 64 ? 1ull << device : 0ull; }
+};
+
+//! Lets `Kernel` use `bytes` of dynamic shared memory on `device` (past the 48 KB default), once
+//! per device.
+template <auto Kernel>
+cudaError_t opt_in_smem(int device, std::size_t bytes) {
+  using flags = kernel_flags<Kernel>;
+  const unsigned long long bit = flags::bit(device);
+  if (bit != 0 && (flags::word(0).load(std::memory_order_relaxed) & bit) != 0) {
     return cudaSuccess;
   }
-  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+  const cudaError_t err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (err == cudaSuccess) {
-    done.fetch_or(bit, std::memory_order_relaxed);
+    flags::word(0).fetch_or(bit, std::memory_order_relaxed);
   }
   return err;
 }
 
-//! Whether `kernel`, as loaded on `device`, holds enter_stream_order's wait (its PTX is of sm_90 or
-//! later), asked once per device and kernel: only such a kernel may start before its stream's
-//! previous kernel has ended.
-template <class Kernel>
-bool waits_for_stream(Kernel kernel, int device) {
-  static std::atomic<unsigned long long> known{0}, waits{0};
-  const unsigned long long bit = device >= 0 && device < 64 ? 1ull << device : 0ull;
+//! Whether `Kernel`, as loaded on `device`, holds enter_stream_order's wait (its PTX is of sm_90 or
+//! later), asked once per device: only such a kernel may start before its stream's previous
+//! kernel has ended.
+template <auto Kernel>
+bool waits_for_stream(int device) {
+  using flags = kernel_flags<Kernel>;
+  static std::atomic<unsigned long long> known{0};
+  const unsigned long long bit = flags::bit(device);
   if (bit != 0 && (known.load(std::memory_order_acquire) & bit) != 0) {
-    return (waits.load(std::memory_order_relaxed) & bit) != 0;
+    return (flags::word(1).load(std::memory_order_relaxed) & bit) != 0;
   }
   cudaFuncAttributes attr{};
-  const bool yes = cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90;
-  if (yes) waits.fetch_or(bit, std::memory_order_relaxed);
+  const bool yes = cudaFuncGetAttributes(&attr, Kernel) == cudaSuccess && attr.ptxVersion >= 90;
+  if (yes) flags::word(1).fetch_or(bit, std::memory_order_relaxed);
   known.fetch_or(bit, std::memory_order_release);
   return yes;
 }
@@ -364,8 +375,8 @@ inline launch_dims elementwise_dims(std::int64_t n) { return {elementwise_grid(n
 
 //! Launches every kernel of the library: with programmatic stream serialization when the kernel
 //! waits for its stream (stream_order.cuh), so a pass after another starts as that one ends.
-template <class... Params, class... Args>
-cudaError_t launch_kernel(void (*kernel)(Params...), launch_dims d, cudaStream_t stream, Args&&... args) {
+template <auto Kernel, class... Args>
+cudaError_t launch_kernel(launch_dims d, cudaStream_t stream, Args&&... args) {
   if (d.device < 0 && cudaGetDevice(&d.device) != cudaSuccess) {
     d.device = -1;  // (asked again at each launch; the launch reports the error)
   }
@@ -378,8 +389,8 @@ cudaError_t launch_kernel(void (*kernel)(Params...), launch_dims d, cudaStream_t
   config.dynamicSmemBytes = d.smem_bytes;
   config.stream = stream;
   config.attrs = &early;
-  config.numAttrs = waits_for_stream(kernel, d.device) ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  config.numAttrs = waits_for_stream<Kernel>(d.device) ? 1 : 0;
+  return cudaLaunchKernelEx(&config, Kernel, std::forward<Args>(args)...);
 }
 
 //! Launches the kernels of one problem type for a plan.
@@ -442,20 +453,20 @@ struct launcher {
   cudaError_t launch_variant(const launch_state& s) const {
     constexpr kernel_variant v = k::variants().at[I];
     if constexpr (v.kind == strategy::pipelined) {
-      const auto kernel = pipelined_rows_kernel<typename k::pipelined_policy, Problem>;
-      const cudaError_t err = opt_in_smem(kernel, p.device, v.slice_bytes);
+      constexpr auto kernel = pipelined_rows_kernel<typename k::pipelined_policy, Problem>;
+      const cudaError_t err = opt_in_smem<kernel>(p.device, v.slice_bytes);
       if (err != cudaSuccess) {
         return err;
       }
-      return launch_kernel(kernel, plan_dims(p), stream, prob, pipelined_params(s));
+      return launch_kernel<kernel>(plan_dims(p), stream, prob, pipelined_params(s));
     } else if constexpr (v.kind == strategy::rows) {
       const positional_heads heads{p.layout.len, divisor(p.layout.len)};
-      return launch_kernel(row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>,
-                           plan_dims(p), stream, prob, row_params(s), heads);
+      return launch_kernel<row_scan_kernel<typename k::template row_policy<v.items>, Problem, positional_heads>>(
+          plan_dims(p), stream, prob, row_params(s), heads);
     } else {
       // A block per tile: the column kernels' strided loop is faster than their ticket loop.
-      return launch_kernel(column_scan_kernel<typename k::template column_policy<v.items>, Problem, v.odd>,
-                           plan_dims(p), stream, prob, column_params(s));
+      return launch_kernel<column_scan_kernel<typename k::template column_policy<v.items>, Problem, v.odd>>(
+          plan_dims(p), stream, prob, column_params(s));
     }
   }
   template <int... I>
