@@ -1,11 +1,14 @@
 // Programmatic dependent launch (sm_90) on a small copy kernel: device time per call of 20 calls
 // back to back behind a hold kernel (median of 15 batches), plain launches against launches with
 // the attribute whose kernel waits first (griddepcontrol.wait) and triggers its dependents at its
-// start, at its end, or never; then a chain of dependent copies checked element by element.
+// start, at its end, or never; the host's time to enqueue an empty kernel through the runtime and
+// through the driver; then a chain of dependent copies checked element by element.
 //   nvcc -std=c++17 -O3 -arch=sm_90 bench/probe_pdl.cu -o probe_pdl && ./probe_pdl
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -87,6 +90,70 @@ float us_per_call(cudaStream_t s, const std::function<void()>& call) {
   return us[us.size() / 2];
 }
 
+__global__ void empty_kernel(int) {}
+
+//! Host us per launch of 20 launches (median of 31 batches), on an idle device or behind a hold
+//! kernel (the device busy while the host enqueues).
+float host_us(cudaStream_t s, bool busy, const std::function<void()>& launch) {
+  std::vector<float> us;
+  for (int r = 0; r < 31; ++r) {
+    check(cudaStreamSynchronize(s), "sync");
+    if (busy) hold<<<1, 1, 0, s>>>(1000000ull);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < 20; ++k) launch();
+    us.push_back(std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - t0).count() / 20);
+  }
+  check(cudaStreamSynchronize(s), "sync");
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+using driver_launch_fn = CUresult(CUDAAPI*)(const CUlaunchConfig*, CUfunction, void**, void**);
+
+//! The host's time to enqueue an empty kernel: <<<>>>, the runtime's cudaLaunchKernelEx and the
+//! driver's cuLaunchKernelEx (taken through the runtime), each plain and with the attribute.
+void print_host_launch(cudaStream_t s) {
+  void* f = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  check(cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", &f, 12000, cudaEnableLegacyStream, &found), "entry point");
+  const auto driver = reinterpret_cast<driver_launch_fn>(f);
+  cudaKernel_t k = nullptr;
+  check(cudaGetKernel(&k, empty_kernel), "kernel handle");
+  const auto runtime_ex = [&](bool early) {
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(1);
+    cfg.blockDim = dim3(32);
+    cfg.stream = s;
+    cfg.attrs = &attr;
+    cfg.numAttrs = early ? 1 : 0;
+    check(cudaLaunchKernelEx(&cfg, empty_kernel, 0), "launch");
+  };
+  const auto driver_ex = [&](bool early) {
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = 32;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.hStream = reinterpret_cast<CUstream>(s);
+    cfg.attrs = &attr;
+    cfg.numAttrs = early ? 1 : 0;
+    int arg = 0;
+    void* params[] = {&arg};
+    if (driver(&cfg, reinterpret_cast<CUfunction>(k), params, nullptr) != CUDA_SUCCESS) check(cudaErrorUnknown, "driver launch");
+  };
+  for (const bool busy : {false, true}) {
+    std::printf("host us a launch, device %s: <<<>>> %.2f  runtime Ex %.2f / with the attribute %.2f  driver Ex %.2f / %.2f\n",
+                busy ? "busy" : "idle", host_us(s, busy, [&] { empty_kernel<<<1, 32, 0, s>>>(0); }),
+                host_us(s, busy, [&] { runtime_ex(false); }), host_us(s, busy, [&] { runtime_ex(true); }),
+                host_us(s, busy, [&] { driver_ex(false); }), host_us(s, busy, [&] { driver_ex(true); }));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -110,6 +177,8 @@ int main() {
     check(cudaFree(in), "free");
     check(cudaFree(out), "free");
   }
+  print_host_launch(s);
+  print_host_launch(s);
   const long n = 1 << 20;
   int4 *a = nullptr, *b = nullptr;
   check(cudaMalloc(&a, n * 16), "malloc");

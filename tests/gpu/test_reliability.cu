@@ -504,6 +504,37 @@ TEST_CASE("each call of a back-to-back chain reads the output of the one before"
   check_chain<std::uint64_t>(fastscan::Shape3{1, (std::int64_t{1} << 25) + 3, 1}, 5, 901);
 }
 
+TEST_CASE("a host thread's first CUDA call may be a scan on the default stream", "[gpu][stream]") {
+  // No context is current in a new host thread until the runtime binds one: the launch must still
+  // run there (and again once one is current), for a one-tile plan and a look-back plan.
+  for (const std::int64_t len : {std::int64_t{1000}, std::int64_t{1} << 20}) {
+    CAPTURE(len);
+    const std::size_t n = static_cast<std::size_t>(len);
+    std::vector<std::uint32_t> in(n), want(n);
+    std::uint32_t run = 0;
+    for (std::size_t i = 0; i < n; ++i) want[i] = run += in[i] = static_cast<std::uint32_t>(i * 2654435761u >> 28);
+    device_buffer<std::uint32_t> a(n), b(n), c(n);
+    a.upload(in);
+    b.poison();
+    c.poison();
+    std::size_t bytes = 0;
+    CUDA_REQUIRE(fastscan::cumsum(nullptr, bytes, a.ptr, b.ptr, fastscan::Shape3{1, len, 1}, nullptr));
+    device_buffer<unsigned char> temp(bytes);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    cudaError_t first = cudaErrorUnknown, second = cudaErrorUnknown, synced = cudaErrorUnknown;
+    std::thread([&] {
+      first = fastscan::cumsum(temp.ptr, bytes, a.ptr, b.ptr, fastscan::Shape3{1, len, 1}, nullptr);
+      second = fastscan::cumsum(temp.ptr, bytes, a.ptr, c.ptr, fastscan::Shape3{1, len, 1}, nullptr);
+      synced = cudaStreamSynchronize(nullptr);
+    }).join();
+    CHECK(first == cudaSuccess);
+    CHECK(second == cudaSuccess);
+    CHECK(synced == cudaSuccess);
+    CHECK(count_differ(fetch(b.ptr, n), want) == 0);
+    CHECK(count_differ(fetch(c.ptr, n), want) == 0);
+  }
+}
+
 TEST_CASE("host threads call fastscan at once, each on its own stream", "[gpu][stream]") {
   constexpr int threads = 4;
   std::vector<std::vector<std::unique_ptr<call>>> work;

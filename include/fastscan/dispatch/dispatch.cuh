@@ -6,6 +6,7 @@
 #include <fastscan/device/column_scan.cuh>
 #include <fastscan/device/pipelined_rows.cuh>
 #include <fastscan/device/row_scan.cuh>
+#include <fastscan/dispatch/launch.cuh>
 #include <fastscan/detail/overlap.hpp>
 #include <fastscan/plan/kernel_policy.hpp>
 #include <fastscan/plan/explain.hpp>
@@ -318,80 +319,9 @@ inline cudaError_t prepare_state(const plan& p, void* d_temp, std::size_t word_b
   return tagged ? cudaSuccess : cudaMemsetAsync(d_temp, 0, p.temp_bytes, stream);
 }
 
-//! Per-device flags of one kernel (each instantiation of the template its own), set once.
-template <auto Kernel>
-struct kernel_flags {
-  static std::atomic<unsigned long long>& word(int slot) {
-    static std::atomic<unsigned long long> words[2] = {{0}, {0}};
-    return words[slot];
-  }
-  static unsigned long long bit(int device) { return device >= 0 && device < 64 ? 1ull << device : 0ull; }
-};
-
-//! Lets `Kernel` use `bytes` of dynamic shared memory on `device` (past the 48 KB default), once
-//! per device.
-template <auto Kernel>
-cudaError_t opt_in_smem(int device, std::size_t bytes) {
-  using flags = kernel_flags<Kernel>;
-  const unsigned long long bit = flags::bit(device);
-  if (bit != 0 && (flags::word(0).load(std::memory_order_relaxed) & bit) != 0) {
-    return cudaSuccess;
-  }
-  const cudaError_t err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-  if (err == cudaSuccess) {
-    flags::word(0).fetch_or(bit, std::memory_order_relaxed);
-  }
-  return err;
-}
-
-//! Whether `Kernel`, as loaded on `device`, holds enter_stream_order's wait (its PTX is of sm_90 or
-//! later), asked once per device: only such a kernel may start before its stream's previous
-//! kernel has ended.
-template <auto Kernel>
-bool waits_for_stream(int device) {
-  using flags = kernel_flags<Kernel>;
-  static std::atomic<unsigned long long> known{0};
-  const unsigned long long bit = flags::bit(device);
-  if (bit != 0 && (known.load(std::memory_order_acquire) & bit) != 0) {
-    return (flags::word(1).load(std::memory_order_relaxed) & bit) != 0;
-  }
-  cudaFuncAttributes attr{};
-  const bool yes = cudaFuncGetAttributes(&attr, Kernel) == cudaSuccess && attr.ptxVersion >= 90;
-  if (yes) flags::word(1).fetch_or(bit, std::memory_order_relaxed);
-  known.fetch_or(bit, std::memory_order_release);
-  return yes;
-}
-
-//! A launch's grid, block, dynamic shared memory and device (-1: the current one).
-struct launch_dims {
-  std::int64_t grid;
-  int threads;
-  std::size_t smem_bytes = 0;
-  int device = -1;
-};
 inline launch_dims plan_dims(const plan& p) { return {p.grid, p.block_threads, p.smem_bytes, p.device}; }
 //! An element-wise pass over n items (elementwise_grid).
 inline launch_dims elementwise_dims(std::int64_t n) { return {elementwise_grid(n), policy::elementwise_threads}; }
-
-//! Launches every kernel of the library: with programmatic stream serialization when the kernel
-//! waits for its stream (stream_order.cuh), so a pass after another starts as that one ends.
-template <auto Kernel, class... Args>
-cudaError_t launch_kernel(launch_dims d, cudaStream_t stream, Args&&... args) {
-  if (d.device < 0 && cudaGetDevice(&d.device) != cudaSuccess) {
-    d.device = -1;  // (asked again at each launch; the launch reports the error)
-  }
-  cudaLaunchAttribute early{};
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(d.grid));
-  config.blockDim = dim3(static_cast<unsigned>(d.threads));
-  config.dynamicSmemBytes = d.smem_bytes;
-  config.stream = stream;
-  config.attrs = &early;
-  config.numAttrs = waits_for_stream<Kernel>(d.device) ? 1 : 0;
-  return cudaLaunchKernelEx(&config, Kernel, std::forward<Args>(args)...);
-}
 
 //! Launches the kernels of one problem type for a plan.
 template <class Problem>
