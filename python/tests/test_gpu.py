@@ -498,3 +498,38 @@ def test_segment_sum_max_segments(cut):
     ids = torch.cat([torch.zeros(1, dtype=torch.long, device="cuda"), (keys[1:] != keys[:-1]).long().cumsum(0)])
     expected = torch.where((ids < M).unsqueeze(1), w[ids.clamp_max(M - 1)], torch.zeros((), device="cuda"))
     assert torch.equal(g, expected)
+
+
+# ---- The wrappers call the CUDA kernel directly only where the dispatcher would do nothing else.
+
+class _DispatchRecorder(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.seen.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin", "cumsum"])
+def test_direct_calls_keep_modes_profiler_and_autograd(name):
+    x = sample((64, 100), torch.float32)
+    wrapper, op = getattr(fastscan, name), getattr(ops, name).default
+    want = op(x, 1)
+    got = wrapper(x, 1)  # (a plain tensor: the direct call)
+    for a, b in zip(got if name != "cumsum" else [got], want if name != "cumsum" else [want]):
+        assert torch.equal(bits(a), bits(b))
+    mode = _DispatchRecorder()
+    with mode:
+        wrapper(x, 1)
+    assert f"fastscan.{name}.default" in mode.seen
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        wrapper(x, 1)
+    assert f"fastscan::{name}" in [e.key for e in prof.key_averages()]
+    leaf = x.clone().requires_grad_()
+    out = wrapper(leaf, 1)
+    assert (out[0] if name != "cumsum" else out).grad_fn is not None
+    with torch.no_grad():
+        out = wrapper(leaf, 1)
+    assert (out[0] if name != "cumsum" else out).grad_fn is None
