@@ -2,6 +2,7 @@
 // autograd.cpp) and the Python module whose import loads this library: it also holds direct calls
 // of the hot operators.
 #include <torch/python.h>  // pybind11 and torch's tensor casters; not torch/extension.h's C++ frontend
+#include <ATen/core/LegacyTypeDispatch.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/record_function.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
@@ -91,17 +92,26 @@ bool plain_cuda_call(const at::Tensor& x) {
   return keys.has(c10::DispatchKey::CUDA) && plain.isSupersetOf(keys);
 }
 
+// The CUDA kernel with the thread's keys as the Autograd kernel leaves them for it (autograd
+// excluded), so what it calls dispatches as it would under op.call.
+template <class Kernel, class... Args>
+auto cuda_kernel(Kernel kernel, const Args&... args) {
+  const at::AutoDispatchBelowADInplaceOrView below;
+  return kernel(args...);
+}
+
 std::tuple<at::Tensor, at::Tensor> cummax_call(const at::Tensor& x, int64_t dim) {
   static const auto op = typed_op<PairSig>("fastscan::cummax");
-  return plain_cuda_call(x) ? fastscan_ext::cummax_cuda(x, dim) : op.call(x, dim);
+  return plain_cuda_call(x) ? cuda_kernel(fastscan_ext::cummax_cuda, x, dim) : op.call(x, dim);
 }
 std::tuple<at::Tensor, at::Tensor> cummin_call(const at::Tensor& x, int64_t dim) {
   static const auto op = typed_op<PairSig>("fastscan::cummin");
-  return plain_cuda_call(x) ? fastscan_ext::cummin_cuda(x, dim) : op.call(x, dim);
+  return plain_cuda_call(x) ? cuda_kernel(fastscan_ext::cummin_cuda, x, dim) : op.call(x, dim);
 }
 at::Tensor cumsum_call(const at::Tensor& x, int64_t dim) {
   static const auto op = typed_op<at::Tensor(const at::Tensor&, int64_t, std::optional<at::ScalarType>)>("fastscan::cumsum");
-  return plain_cuda_call(x) ? fastscan_ext::cumsum_cuda(x, dim, std::nullopt) : op.call(x, dim, std::nullopt);
+  const std::optional<at::ScalarType> dtype;
+  return plain_cuda_call(x) ? cuda_kernel(fastscan_ext::cumsum_cuda, x, dim, dtype) : op.call(x, dim, dtype);
 }
 
 }  // namespace

@@ -302,6 +302,24 @@ def test_current_stream_and_graph_capture():
     torch.testing.assert_close(sums, torch.cumsum(x, 1), equal_nan=True)
 
 
+def test_temp_storage_kept_per_stream():
+    # Look-back calls of growing and shrinking sizes share each stream's temp block; two streams'
+    # calls run at once, each on its own block.
+    streams = [torch.cuda.current_stream(), torch.cuda.Stream()]
+    streams[1].wait_stream(streams[0])
+    shapes = [(1, 1 << 16), (4, 1 << 18), (1, 3001), (2, 1 << 21)]
+    inputs = [sample(shape, torch.int64, seed=i) for i, shape in enumerate(shapes)]
+    results = []
+    for x in inputs:
+        for s in streams:
+            with torch.cuda.stream(s):
+                results.append((x, fastscan.cummax(x, 1), fastscan.cumsum(x, 1)))
+    torch.cuda.synchronize()
+    for x, extreme, sums in results:
+        assert_same_extreme(extreme, torch.cummax(x, 1))
+        assert torch.equal(sums, torch.cumsum(x, 1))
+
+
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs a second CUDA GPU")
 def test_second_device():
     x = sample((5, 3000), torch.float32, seed=2).to("cuda:1")
@@ -533,3 +551,6 @@ def test_direct_calls_keep_modes_profiler_and_autograd(name):
     with torch.no_grad():
         out = wrapper(leaf, 1)
     assert (out[0] if name != "cumsum" else out).grad_fn is None
+    with torch.inference_mode():
+        out = wrapper(x, 1)
+    assert (out[0] if name != "cumsum" else out).is_inference()
