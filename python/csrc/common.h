@@ -14,12 +14,10 @@
 #include <ATen/cuda/EmptyTensor.h>
 #include <c10/cuda/CUDAGuard.h>
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <vector>
 
 namespace fastscan_ext {
 
@@ -181,52 +179,15 @@ inline void* unused_temp(const at::Tensor& like) {
   return blocks[device];
 }
 
-// Temp storage of at most 1 MiB (the tile state of a look-back call of up to 2^16 tiles) from a
-// block this thread keeps per device and stream, grown as needed: the library's calls read stale
-// temp bytes as empty (a fresh tag each call, or a memset of their own), and calls on one stream
-// run in order, so a call needs no allocation of its own. nullptr (allocate per call) while the
-// stream is being captured (a graph's memory is its pool's) and for larger temp storage, whose
-// calls take long enough not to notice an allocation.
-inline void* stream_temp(const at::Tensor& like, std::size_t bytes, cudaStream_t stream) {
-  constexpr std::size_t max_bytes = std::size_t{1} << 20;
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (bytes > max_bytes || cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
-      capture != cudaStreamCaptureStatusNone) {
-    return nullptr;
-  }
-  struct block {
-    c10::DeviceIndex device;
-    cudaStream_t stream;
-    at::Tensor bytes;
-  };
-  thread_local std::vector<block> blocks;
-  const c10::DeviceIndex device = like.get_device();
-  auto it = std::find_if(blocks.begin(), blocks.end(),
-                         [&](const block& b) { return b.device == device && b.stream == stream; });
-  if (it == blocks.end()) {
-    it = blocks.insert(blocks.end(), block{device, stream, at::Tensor()});
-  }
-  if (!it->bytes.defined() || static_cast<std::size_t>(it->bytes.numel()) < bytes) {
-    // (The old block goes back to the caching allocator on this stream, after the calls that used it.)
-    it->bytes = new_empty({static_cast<int64_t>(std::max(bytes, std::size_t{4096}))}, at::kByte, like);
-  }
-  return it->bytes.mutable_data_ptr();
-}
-
-// One size query (host only) and one call, the temp storage in its own allocation (never inside
-// an output's storage, which torch.save and views would carry): the stream's block, or one from
-// the caching allocator on the current stream. `call(temp, temp_bytes)` is a two-phase library
-// call (at least 1 byte).
+// One size query (host only) and one call, the temp storage from the caching allocator on the
+// current stream in its own allocation (never inside an output's storage, which torch.save and
+// views would carry); `call(temp, temp_bytes)` is a two-phase library call (at least 1 byte).
 template <class Call>
 void two_phase(const char* op, const at::Tensor& like, Call&& call) {
   std::size_t bytes = 0;
   check_ok(call(nullptr, bytes), op);
   if (bytes <= 1) {
     check_ok(call(unused_temp(like), bytes), op);
-    return;
-  }
-  if (void* temp = stream_temp(like, bytes, at::cuda::getCurrentCUDAStream())) {
-    check_ok(call(temp, bytes), op);
     return;
   }
   const at::Tensor temp = new_empty({static_cast<int64_t>(bytes)}, at::kByte, like);

@@ -2,10 +2,6 @@
 // autograd.cpp) and the Python module whose import loads this library: it also holds direct calls
 // of the hot operators.
 #include <torch/python.h>  // pybind11 and torch's tensor casters; not torch/extension.h's C++ frontend
-#include <ATen/core/LegacyTypeDispatch.h>
-#include <ATen/core/grad_mode.h>
-#include <ATen/record_function.h>
-#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/library.h>
 
 #include <cstring>
@@ -68,50 +64,27 @@ TORCH_LIBRARY(fastscan, m) {
 
 namespace {
 
-// The operators called from C++: the same kernels (autograd included) as torch.ops.fastscan.*,
-// without the Python-side schema matching and boxing of a torch.ops call, which cost more host
-// time than the library call itself. The Python wrappers use them outside torch.compile's tracing.
+// The operators called through the dispatcher from C++: the same kernels (autograd included) as
+// torch.ops.fastscan.*, without the Python-side schema matching and boxing of a torch.ops call,
+// which cost more host time than the library call itself. The Python wrappers use them outside
+// torch.compile's tracing.
 template <class Sig>
 c10::TypedOperatorHandle<Sig> typed_op(const char* name) {
   return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Sig>();
 }
 using PairSig = std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, int64_t);
 
-// Whether the dispatcher would pass the call straight to the CUDA kernel: a dense CUDA tensor with
-// no gradient to record (no subclass, functorch layer or other key of its own), no mode, autocast
-// or functionalization in this thread's keys, and no profiler callback. Then the CUDA kernel is
-// called as the dispatcher would call it, without the two dispatches (the Autograd kernel's, then
-// the CUDA kernel's) of an op.call; any other call goes through the dispatcher.
-bool plain_cuda_call(const at::Tensor& x) {
-  if (!x.defined() || (x.requires_grad() && at::GradMode::is_enabled()) || at::hasCallbacks()) {
-    return false;
-  }
-  const c10::impl::LocalDispatchKeySet tls = c10::impl::tls_local_dispatch_key_set();
-  const c10::DispatchKeySet keys = (x.key_set() | tls.included_) - tls.excluded_;
-  const c10::DispatchKeySet plain{c10::DispatchKey::CUDA, c10::DispatchKey::ADInplaceOrView, c10::DispatchKey::AutogradCUDA};
-  return keys.has(c10::DispatchKey::CUDA) && plain.isSupersetOf(keys);
-}
-
-// The CUDA kernel with the thread's keys as the Autograd kernel leaves them for it (autograd
-// excluded), so what it calls dispatches as it would under op.call.
-template <class Kernel, class... Args>
-auto cuda_kernel(Kernel kernel, const Args&... args) {
-  const at::AutoDispatchBelowADInplaceOrView below;
-  return kernel(args...);
-}
-
 std::tuple<at::Tensor, at::Tensor> cummax_call(const at::Tensor& x, int64_t dim) {
   static const auto op = typed_op<PairSig>("fastscan::cummax");
-  return plain_cuda_call(x) ? cuda_kernel(fastscan_ext::cummax_cuda, x, dim) : op.call(x, dim);
+  return op.call(x, dim);
 }
 std::tuple<at::Tensor, at::Tensor> cummin_call(const at::Tensor& x, int64_t dim) {
   static const auto op = typed_op<PairSig>("fastscan::cummin");
-  return plain_cuda_call(x) ? cuda_kernel(fastscan_ext::cummin_cuda, x, dim) : op.call(x, dim);
+  return op.call(x, dim);
 }
 at::Tensor cumsum_call(const at::Tensor& x, int64_t dim) {
   static const auto op = typed_op<at::Tensor(const at::Tensor&, int64_t, std::optional<at::ScalarType>)>("fastscan::cumsum");
-  const std::optional<at::ScalarType> dtype;
-  return plain_cuda_call(x) ? cuda_kernel(fastscan_ext::cumsum_cuda, x, dim, dtype) : op.call(x, dim, dtype);
+  return op.call(x, dim, std::nullopt);
 }
 
 }  // namespace

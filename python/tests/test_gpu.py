@@ -302,9 +302,8 @@ def test_current_stream_and_graph_capture():
     torch.testing.assert_close(sums, torch.cumsum(x, 1), equal_nan=True)
 
 
-def test_temp_storage_kept_per_stream():
-    # Look-back calls of growing and shrinking sizes share each stream's temp block; two streams'
-    # calls run at once, each on its own block.
+def test_look_back_calls_on_two_streams_at_once():
+    # Look-back calls of growing and shrinking sizes, each size on two streams that run at once.
     streams = [torch.cuda.current_stream(), torch.cuda.Stream()]
     streams[1].wait_stream(streams[0])
     shapes = [(1, 1 << 16), (4, 1 << 18), (1, 3001), (2, 1 << 21)]
@@ -531,11 +530,11 @@ class _DispatchRecorder(torch.utils._python_dispatch.TorchDispatchMode):
 
 
 @pytest.mark.parametrize("name", ["cummax", "cummin", "cumsum"])
-def test_direct_calls_keep_modes_profiler_and_autograd(name):
+def test_wrappers_keep_modes_profiler_and_autograd(name):
     x = sample((64, 100), torch.float32)
     wrapper, op = getattr(fastscan, name), getattr(ops, name).default
     want = op(x, 1)
-    got = wrapper(x, 1)  # (a plain tensor: the direct call)
+    got = wrapper(x, 1)
     for a, b in zip(got if name != "cumsum" else [got], want if name != "cumsum" else [want]):
         assert torch.equal(bits(a), bits(b))
     mode = _DispatchRecorder()
